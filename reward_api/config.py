@@ -1,0 +1,49 @@
+"""Service configuration: every setting, its default and its environment variable, in one place.
+
+Each field reads `REWARD_API_<FIELD NAME IN UPPER CASE>` (e.g. `REWARD_API_WORKERS=4`);
+command-line flags of `reward-api serve` override the environment. The defaults work
+on any machine: workers sized to its cores, no auth, loopback only.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Config:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 0  # grading processes; 0 = one per CPU core
+    item_deadline_s: float = 10.0  # hard per-item deadline; a worker past it is killed and replaced
+    worker_memory_mb: int = 4096  # address-space limit of each grading process
+    max_batch_items: int = 4096  # more items in one request -> 413
+    max_body_mb: float = 64.0  # larger request bodies -> 413
+    default_profile: str = "accuracy"  # used when a request names none (OpenRLHF, slime, CLI)
+    cache_entries: int = 100_000  # identical items answered from an LRU of this size; 0 disables it
+    auth_token: str = ""  # when set, requests need `Authorization: Bearer <token>`
+    log_level: str = "info"
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Config:
+        """Defaults, then `REWARD_API_*` variables, then explicit overrides (CLI flags)."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = environ.get(f"REWARD_API_{f.name.upper()}")
+            if raw is not None:
+                values[f.name] = _parse(f.name, type(getattr(cls, f.name)), raw)
+        config = cls(**values)
+        return replace(config, **{k: v for k, v in overrides.items() if v is not None})
+
+    def worker_count(self) -> int:
+        return self.workers if self.workers > 0 else (os.cpu_count() or 1)
+
+
+def _parse(name: str, kind: type, raw: str) -> Any:
+    try:
+        return kind(raw)
+    except ValueError as exc:
+        raise ValueError(f"REWARD_API_{name.upper()}={raw!r} is not a valid {kind.__name__}") from exc

@@ -1,0 +1,40 @@
+"""Functions the pool tests run inside worker processes (importable by name)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+def pid() -> int:
+    return os.getpid()
+
+
+def spin_forever() -> None:
+    while True:
+        pass
+
+
+def hang_where_no_alarm_reaches() -> None:
+    """Like a hang inside C code: the worker's own alarm is blocked, only the parent's kill helps."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    time.sleep(3600)
+
+
+def crash() -> None:
+    os._exit(3)
+
+
+def raise_value_error() -> None:
+    raise ValueError("bad input")
+
+
+def allocate_without_bound() -> None:
+    chunks = []
+    while True:
+        chunks.append(bytearray(64 * 1024 * 1024))
