@@ -15,7 +15,7 @@ linearly onto `accuracy_range` (DAPO's +1/-1 is `accuracy_range = (-1, 1)`).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -145,18 +145,25 @@ PRESETS: dict[str, Profile] = {
 DEFAULT_PROFILE = "accuracy"
 
 
+SECTIONS = ("math", "format", "language", "length")
+
+
 class ProfileOverride(_Section):
-    """An inline profile in a request: a preset plus overrides."""
+    """An inline profile in a request: a preset plus overrides.
+
+    Top-level fields replace the preset's; a settings section (`math`, `format`,
+    `language`, `length`) is merged field by field into the preset's section.
+    """
 
     name: str = DEFAULT_PROFILE
     weights: dict[str, float] | None = None
     accuracy_range: tuple[float, float] | None = None
     correct_threshold: float | None = None
     failure_reward: float | None = None
-    math: MathSettings | None = None
-    format: FormatSettings | None = None
-    language: LanguageSettings | None = None
-    length: LengthSettings | None = None
+    math: dict[str, Any] | None = Field(None, description="Fields of MathSettings to override.")
+    format: dict[str, Any] | None = Field(None, description="Fields of FormatSettings to override.")
+    language: dict[str, Any] | None = Field(None, description="Fields of LanguageSettings to override.")
+    length: dict[str, Any] | None = Field(None, description="Fields of LengthSettings to override.")
 
 
 def resolve_profile(spec: str | ProfileOverride | None) -> Profile:
@@ -167,7 +174,7 @@ def resolve_profile(spec: str | ProfileOverride | None) -> Profile:
         spec = ProfileOverride(name=spec)
     if spec.name not in PRESETS:
         raise ValueError(f"unknown profile {spec.name!r}; presets: {sorted(PRESETS)}")
-    overrides = spec.model_dump(exclude_none=True, exclude={"name"})
-    # Explicit sections replace the preset's section wholesale, weights replace weights.
-    merged = PRESETS[spec.name].model_dump() | overrides
+    merged = PRESETS[spec.name].model_dump()
+    for key, value in spec.model_dump(exclude_none=True, exclude={"name"}).items():
+        merged[key] = merged[key] | value if key in SECTIONS else value
     return Profile.model_validate(merged)

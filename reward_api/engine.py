@@ -1,0 +1,220 @@
+"""Grade a batch: validate each item, answer repeats from the cache, send the rest to
+the worker pool, then add length components and combine everything into rewards.
+
+    items -> validate -> cache / in-flight dedup -> pool (text components, deadline)
+          -> length components (per item and per group) -> weighted sum -> results
+
+The HTTP app and the offline CLI both drive this class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from reward_api.cache import LRUCache, digest
+from reward_api.config import Config
+from reward_api.graders.base import Score
+from reward_api.graders.length import (
+    cosine_scaled_reward,
+    estimate_num_tokens,
+    kimi_length_rewards,
+    soft_overlong_punishment,
+)
+from reward_api.grading import TASKS, ItemJob, TextGrades, grade_text, warm_up
+from reward_api.metrics import Metrics
+from reward_api.pool import CallOutcome, WorkerPool
+from reward_api.profiles import Profile
+from reward_api.schemas import RewardItem, RewardResult
+
+
+@dataclass
+class _Graded:
+    """One item on its way through the batch."""
+
+    item: RewardItem | None
+    status: str = "ok"
+    item_id: str | int | None = None
+    scores: dict[str, Score] = field(default_factory=dict)
+    reason: str | None = None
+    cached: bool = False
+    seconds: float = 0.0
+
+
+class RewardEngine:
+    def __init__(self, config: Config, metrics: Metrics | None = None) -> None:
+        self.config = config
+        self.metrics = metrics or Metrics()
+        self.cache: LRUCache[TextGrades] = LRUCache(config.cache_entries)
+        self._in_flight: dict[bytes, asyncio.Future[CallOutcome]] = {}
+        self.pool = WorkerPool(
+            size=config.worker_count(),
+            deadline_s=config.item_deadline_s,
+            memory_mb=config.worker_memory_mb,
+            initializer=warm_up,
+            preload=["reward_api.grading"],
+            on_restart=lambda reason: self.metrics.worker_restarts.labels(reason).inc(),
+        )
+
+    async def start(self) -> None:
+        await self.pool.start()
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    @property
+    def ready(self) -> bool:
+        return self.pool.ready
+
+    async def grade(self, raw_items: Sequence[Any], profile: Profile) -> list[RewardResult]:
+        graded = await asyncio.gather(*(self._grade_one(raw, i, profile) for i, raw in enumerate(raw_items)))
+        lengths = _length_components(graded, profile)
+        return [self._result(g, lengths[i], profile) for i, g in enumerate(graded)]
+
+    async def _grade_one(self, raw: Any, index: int, profile: Profile) -> _Graded:
+        try:
+            item = RewardItem.model_validate(raw)
+        except ValidationError as exc:
+            graded = _Graded(None, status="invalid", reason=_validation_reason(exc, index))
+            graded.item_id = _raw_id(raw)
+            return graded
+        if item.task not in TASKS:
+            reason = f"items[{index}].task: unknown task {item.task!r}; known: {sorted(TASKS)}"
+            return _Graded(item, status="invalid", reason=reason)
+        job = ItemJob(
+            task=item.task,
+            completion=item.completion,
+            reference=item.reference,
+            prompt=item.prompt,
+            target_language=item.target_language,
+            components=profile.text_components(),
+            profile=profile,
+        )
+        key = _job_key(job)
+        cached = self.cache.get(key)
+        if cached is not None:
+            self.metrics.cache_hits.inc()
+            return _from_text_grades(item, cached, cached=True)
+        self.metrics.cache_misses.inc()
+        outcome = await self._call_deduplicated(key, job)
+        self.metrics.grading_seconds.labels(item.task).observe(outcome.seconds)
+        if outcome.status != "ok":
+            return _Graded(item, status=outcome.status, reason=outcome.error, seconds=outcome.seconds)
+        self.cache.put(key, outcome.value)
+        graded = _from_text_grades(item, outcome.value, cached=False)
+        graded.seconds = outcome.seconds
+        return graded
+
+    async def _call_deduplicated(self, key: bytes, job: ItemJob) -> CallOutcome:
+        """Identical items in flight at once share one worker call."""
+        pending = self._in_flight.get(key)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[CallOutcome] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = future
+        try:
+            outcome = await self.pool.call(grade_text, job)
+            future.set_result(outcome)
+            return outcome
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters may be gone
+            raise
+        finally:
+            del self._in_flight[key]
+
+    def _result(self, graded: _Graded, lengths: dict[str, float], profile: Profile) -> RewardResult:
+        task = graded.item.task if graded.item else "unknown"
+        self.metrics.items.labels(task, graded.status).inc()
+        item_id = graded.item.id if graded.item else graded.item_id
+        names = _reported_components(profile)
+        if graded.status != "ok":
+            details = {"reason": graded.reason, "seconds": graded.seconds}
+            components = dict.fromkeys(names, 0.0)
+            return RewardResult(
+                id=item_id, reward=profile.failure_reward, components=components,
+                status=graded.status, details=details,
+            )  # fmt: skip
+        values = {name: score.value for name, score in graded.scores.items()} | lengths
+        components = {name: values[name] for name in names}
+        reward = sum(
+            weight * (profile.scaled_accuracy(values[name]) if name == "accuracy" else values[name])
+            for name, weight in profile.weights.items()
+        )
+        details: dict[str, Any] = {name: score.details for name, score in graded.scores.items()}
+        if graded.cached:
+            details["cached"] = True
+        else:
+            details["seconds"] = graded.seconds
+        return RewardResult(id=item_id, reward=reward, components=components, status="ok", details=details)
+
+
+def _reported_components(profile: Profile) -> list[str]:
+    return ["accuracy", *(name for name in profile.weights if name != "accuracy")]
+
+
+def _from_text_grades(item: RewardItem, grades: TextGrades, cached: bool) -> _Graded:
+    return _Graded(item, status=grades.status, scores=grades.scores, reason=grades.reason, cached=cached)
+
+
+def _raw_id(raw: Any) -> str | int | None:
+    """Echo the id of an item that failed validation, when it has a usable one."""
+    item_id = raw.get("id") if isinstance(raw, dict) else None
+    return item_id if isinstance(item_id, str | int) and not isinstance(item_id, bool) else None
+
+
+def _validation_reason(exc: ValidationError, index: int) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"items[{index}]{'.' + where if where else ''}: {first['msg']}"
+
+
+def _job_key(job: ItemJob) -> bytes:
+    """Everything that can change a text grade: task, texts, reference, components, settings."""
+    settings = job.profile.model_dump_json(include={"math", "format", "language", "length"})
+    reference = json.dumps(job.reference, sort_keys=True, default=str)
+    return digest(
+        job.task, job.completion, reference, job.prompt or "", job.target_language or "",
+        ",".join(job.components), settings,
+    )  # fmt: skip
+
+
+def _length_components(graded: Sequence[_Graded], profile: Profile) -> list[dict[str, float]]:
+    """Length rewards need only lengths and correctness, and `kimi_length` the whole group."""
+    wanted = [name for name in ("overlong", "cosine", "kimi_length") if name in profile.weights]
+    out: list[dict[str, float]] = [{} for _ in graded]
+    if not wanted:
+        return out
+    lengths = [_num_tokens(g.item) if g.item else 0 for g in graded]
+    correct = [g.status == "ok" and g.scores["accuracy"].value >= profile.correct_threshold for g in graded]
+    settings = profile.length
+    for i in range(len(graded)):
+        if "overlong" in wanted:
+            out[i]["overlong"] = soft_overlong_punishment(lengths[i], settings.max_length, settings.cache_length)
+        if "cosine" in wanted:
+            out[i]["cosine"] = cosine_scaled_reward(correct[i], lengths[i], settings)
+    if "kimi_length" in wanted:
+        for members in _groups(graded).values():
+            rewards = kimi_length_rewards([lengths[i] for i in members], [correct[i] for i in members])
+            for i, value in zip(members, rewards, strict=True):
+                out[i]["kimi_length"] = value
+    return out
+
+
+def _groups(graded: Sequence[_Graded]) -> dict[Any, list[int]]:
+    """Items sharing `group`; an item without one is a group of its own."""
+    groups: dict[Any, list[int]] = defaultdict(list)
+    for i, g in enumerate(graded):
+        group = g.item.group if g.item else None
+        groups[("group", group) if group is not None else ("alone", i)].append(i)
+    return groups
+
+
+def _num_tokens(item: RewardItem) -> int:
+    return item.num_tokens if item.num_tokens is not None else estimate_num_tokens(item.completion)

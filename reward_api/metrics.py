@@ -1,0 +1,36 @@
+"""Prometheus metrics of one service process, in a registry of its own."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.requests = Counter(
+            "reward_requests", "HTTP requests by endpoint and status code", ["endpoint", "code"], registry=r
+        )
+        self.request_seconds = Histogram(
+            "reward_request_seconds", "HTTP request latency", ["endpoint"], buckets=_LATENCY_BUCKETS, registry=r
+        )
+        self.items = Counter("reward_items", "Graded items by task and status", ["task", "status"], registry=r)
+        self.grading_seconds = Histogram(
+            "reward_item_grading_seconds",
+            "Time an item spent in a grading worker",
+            ["task"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.worker_restarts = Counter(
+            "reward_worker_restarts", "Grading workers killed and replaced, by reason", ["reason"], registry=r
+        )
+        self.cache_hits = Counter("reward_cache_hits", "Items answered from the cache", registry=r)
+        self.cache_misses = Counter("reward_cache_misses", "Items not found in the cache", registry=r)
+        self.workers = Gauge("reward_workers", "Grading worker processes configured", registry=r)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,18 @@
+"""Real servers on loopback: `reward-api serve` in a subprocess, talked to over HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from reward_api.local import LocalServer
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
+    """The service on its defaults, with a short deadline so pathological items end quickly."""
+    with LocalServer(
+        tmp_path_factory.mktemp("server"), REWARD_API_WORKERS="2", REWARD_API_ITEM_DEADLINE_S="3"
+    ) as srv:
+        yield srv
