@@ -27,7 +27,7 @@ from reward_api.graders.length import (
     kimi_length_rewards,
     soft_overlong_punishment,
 )
-from reward_api.grading import TASKS, ItemJob, TextGrades, grade_text, warm_up
+from reward_api.grading import TASKS, ItemJob, TextGrades, grade_text
 from reward_api.metrics import Metrics
 from reward_api.pool import CallOutcome, WorkerPool
 from reward_api.profiles import Profile
@@ -57,8 +57,7 @@ class RewardEngine:
             size=config.worker_count(),
             deadline_s=config.item_deadline_s,
             memory_mb=config.worker_memory_mb,
-            initializer=warm_up,
-            preload=["reward_api.grading"],
+            preload=["reward_api.prewarm"],
             on_restart=lambda reason: self.metrics.worker_restarts.labels(reason).inc(),
         )
 

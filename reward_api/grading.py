@@ -63,5 +63,5 @@ def grade_text(job: ItemJob) -> TextGrades:
 
 
 def warm_up() -> None:
-    """Run in each new worker so its first real item does not pay for lazy loading."""
+    """Load models ahead of the first item (the pool's forkserver runs this once)."""
     preload_language()
