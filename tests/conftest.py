@@ -12,7 +12,5 @@ from reward_api.local import LocalServer
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
     """The service on its defaults, with a short deadline so pathological items end quickly."""
-    with LocalServer(
-        tmp_path_factory.mktemp("server"), REWARD_API_WORKERS="2", REWARD_API_ITEM_DEADLINE_S="3"
-    ) as srv:
+    with LocalServer(tmp_path_factory.mktemp("server"), REWARD_API_WORKERS="2", REWARD_API_ITEM_DEADLINE_S="3") as srv:
         yield srv

@@ -70,9 +70,7 @@ def test_profiles_combine_components(server: Server, profile, completion, expect
 
 def test_dapo_soft_overlong_uses_num_tokens(server: Server) -> None:
     profile = {"name": "dapo", "length": {"max_length": 100, "cache_length": 20}}
-    items = [
-        {"task": "math", "completion": R1_RIGHT, "reference": "4", "num_tokens": n} for n in (50, 90, 100, 150)
-    ]
+    items = [{"task": "math", "completion": R1_RIGHT, "reference": "4", "num_tokens": n} for n in (50, 90, 100, 150)]
     overlong = [r["components"]["overlong"] for r in grade(server, items, profile)]
     assert overlong == pytest.approx([0.0, -0.5, -1.0, -1.0])
 

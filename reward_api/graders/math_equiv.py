@@ -1,0 +1,765 @@
+"""Equivalence of an extracted answer and a reference answer.
+
+Both sides are cleaned as text first (delimiters, `\\left`/`\\right`, thousands
+separators, currency, units, percent and degree signs, scientific notation). Plain
+numbers then compare with `fractions.Fraction` before any LaTeX parsing; everything
+else is parsed with latex2sympy (math-verify's normalisation and parser) and compared
+structurally here: sets order-insensitively, tuples in order, intervals with their
+ends, matrices entry by entry, equations and inequalities up to a constant factor,
+`x = ...` answers by their right-hand side, and values exactly.
+
+Numbers, the rule (math-verify instead rounds both sides to 6 decimal places, which
+makes `1/2^{99}` equal `1/2^{98}` and `0.0000001` equal `0.0000002`):
+- exact values (integers, fractions, radicals, pi, ...) compare exactly: Fractions,
+  or sympy with a high-precision check that must be confirmed by simplification;
+- a decimal literal stands for the values that round to it: `d` with its last digit
+  at 10^q matches `v` when |v - d| <= 10^q / 2 and `d` states at least MIN_DIGITS
+  significant digits (1/3 = 0.333333 but not 0.3333, as in math-verify; pi = 3.14159,
+  which math-verify rejects; 2/3 != 0.666666, a truncation). Between two decimals the
+  more precise one plays the exact value;
+- a decimal inside a larger expression (`2.5\\pi`) states no precision for the whole
+  value: the two sides must agree within `settings.rel_tol`, relatively.
+
+Nothing here evaluates model text: it only reaches latex2sympy's parser, and
+`parse_expr` is never called. Guards refuse exponent towers, huge powers and
+factorials, deep nesting and overlong answers before sympy evaluates anything.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from functools import lru_cache
+from itertools import product
+
+import sympy
+from antlr4.atn.PredictionMode import PredictionMode
+from latex2sympy2_extended import NormalizationConfig
+from latex2sympy2_extended.antlr_parser import PSParser
+from latex2sympy2_extended.latex2sympy2 import _Latex2Sympy
+from latex2sympy2_extended.logic import And
+from latex2sympy2_extended.math_normalization import normalize_latex
+from math_verify.grader import (
+    is_assignment_relation,
+    is_equation,
+    is_relation,
+    should_treat_as_complex,
+    sympy_compare_symbols,
+    take_first_relation,
+    take_last_relation,
+    unwrap_fcs,
+)
+from math_verify.parser import get_last_eq
+from sympy import Basic, Eq, Float, Interval, MatrixBase, Rational, Set, Symbol, Tuple, Union
+from sympy import FiniteSet as SympyFiniteSet
+from sympy.core.relational import Relational
+from sympy.matrices.expressions import MatrixExpr
+
+from reward_api.profiles import MathSettings
+
+MIN_DIGITS = 6  # significant digits a decimal needs before it may stand for an exact value
+MAX_ANSWER_CHARS = 2000  # longer answers are refused rather than parsed
+MAX_NESTING = 60  # bracket depth; the LaTeX parser recurses per level
+MAX_NODES = 4000  # sympy tree size we are willing to compare
+MAX_BITS = 200_000  # largest number (in bits) we let sympy compute, about 60,000 digits
+MAX_SYMBOLIC_POWER = 1000  # (x+1)^n with a larger n is not expanded
+MAX_SUMMED_TERMS = 10_000  # sums and products with numeric bounds
+MAX_INTEGRATED_POWER = 100
+MAX_MATCHED_ELEMENTS = 40  # sets up to this size are matched element by element
+_SCREEN_POINTS = 3  # random points that must agree before we try to prove an identity
+
+_NORMALIZE = NormalizationConfig(
+    basic_latex=True, units=True, malformed_operators=True, nits=True, boxed="none", equations=False
+)
+_NORMALIZE_KEEP_UNITS = replace(_NORMALIZE, units=False)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    equal: bool
+    method: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Num:
+    """A plain number: `exponent` is None when exact, else the decimal literal's last place (10^exponent)."""
+
+    value: Fraction
+    exponent: int | None = None
+    digits: int = 0
+
+    def scaled(self, factor: Fraction, shift: int) -> Num:
+        exponent = None if self.exponent is None else self.exponent + shift
+        return Num(self.value * factor, exponent, self.digits)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One side after text cleaning: the text to parse and what the cleaning took off."""
+
+    text: str
+    percent: bool = False
+    degrees: bool = False
+    number: Num | None = None
+    decimals: dict[float, Num] = field(default_factory=dict, compare=False, hash=False)
+    refused: str | None = None
+
+
+# ---------------------------------------------------------------- text cleaning
+
+_DELIMITERS = re.compile(r"\\\[|\\\]|\\\(|\\\)|(?<!\\)\$")
+_SPACING = re.compile(r"(?<!\\)\\[,;:> ]|\\q?quad\b|~|\\displaystyle|\\limits")
+_NEGATIVE_SPACE = re.compile(r"\\!\s*")  # `11,\! 111` is one number
+_THOUSANDS_BRACE = re.compile(r"(?<=\d)\{,\}(?=\d{3})")
+_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(?:(?:,\d{3})+|(?: \d{3})+)(?:\.\d+)?$")
+_CURRENCY = re.compile(r"\\\$|[€£¥₹]|\\(?:euro|pounds)\b|\b(?:US)?dollars?\b|\bUSD\b|\beuros?\b|\byuan\b")
+_PERCENT = re.compile(r"\s*(?:\\%|%|\\text\{\s*(?:percent|percentage|pct)\s*\}|\b(?:percent|percentage|pct)\b)\s*$")
+_DEGREES = re.compile(
+    r"\s*(?:\^\s*\{?\s*\\circ\s*\}?|\\circ|°|\\degree|\^\s*\{\s*\\text\{\s*o\s*\}\s*\}"
+    r"|\\text\{\s*degrees?\s*\}|\bdegrees?\b)\s*$"
+)
+_TEXT_UNIT = re.compile(r"(?<=[\d}])\s*\\(?:text|mbox|mathrm)\{\s*[A-Za-z][A-Za-z .]*\}(?:\^\{?\d\}?)?\s*$")
+_WORD_UNIT = re.compile(r"(?<=\d)\s+[A-Za-z]{2,}\.?(?:\s+[A-Za-z]{2,}\.?){0,2}\s*$")
+_SCIENTIFIC = re.compile(r"(?<![\w\\.])(\d+(?:\.\d+)?)[eE]([+-]?\d{1,4})(?![\w.])")
+_CONSTANT_TEXT = re.compile(r"\\math(?:rm|it)\{\s*([ei])\s*\}")
+_DECIMAL = re.compile(r"(?<![\d.])\d*\.\d+")
+_TRAILING = " \t\r\n.,;:"
+
+
+def prepare(text: str, settings: MathSettings) -> Prepared:
+    """Clean one side; cached because a group's samples share a reference and often an answer."""
+    return _prepare(text, settings.ignore_units)
+
+
+@lru_cache(maxsize=8192)
+def _prepare(text: str, ignore_units: bool) -> Prepared:
+    if len(text) > MAX_ANSWER_CHARS:
+        return Prepared(text[:100], refused="answer too long")
+    if _nesting(text) > MAX_NESTING:
+        return Prepared(text[:100], refused="answer too deeply nested")
+    text = _DELIMITERS.sub(" ", text)
+    text = _SPACING.sub(" ", _NEGATIVE_SPACE.sub("", text))
+    text = _CONSTANT_TEXT.sub(r"\1", text)
+    text = " ".join(text.split()).strip().rstrip(_TRAILING).removeprefix("**").removesuffix("**")
+    if ignore_units:
+        text = _CURRENCY.sub("", text).strip().rstrip(_TRAILING)
+    percent, text = _strip(_PERCENT, text)
+    degrees, text = _strip(_DEGREES, text)
+    if ignore_units:
+        text = _strip_units(text)
+    text = _THOUSANDS_BRACE.sub("", text)
+    if _THOUSANDS.match(text):
+        text = text.replace(",", "").replace(" ", "")
+    text = _SCIENTIFIC.sub(r"\1\\times10^{\2}", text)
+    return Prepared(text, percent, degrees, plain_number(text), _decimal_literals(text))
+
+
+def _nesting(text: str) -> int:
+    depth = deepest = 0
+    for char in text:
+        if char in "({[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ")}]":
+            depth -= 1
+    return deepest
+
+
+def _strip(pattern: re.Pattern[str], text: str) -> tuple[bool, str]:
+    stripped = pattern.sub("", text).strip().rstrip(_TRAILING)
+    return (True, stripped) if stripped and stripped != text else (False, text)
+
+
+def _strip_units(text: str) -> str:
+    """`3 \\text{ cm}^2`, `12 apples`: a number followed by words loses the words."""
+    for pattern in (_TEXT_UNIT, _WORD_UNIT):
+        stripped = pattern.sub("", text).strip().rstrip(_TRAILING)
+        if stripped:
+            text = stripped
+    return text
+
+
+def _decimal_literals(text: str) -> dict[float, Num]:
+    """The decimal literals of a side, keyed by the float latex2sympy turns them into."""
+    literals = {}
+    for match in _DECIMAL.finditer(text):
+        number = _decimal(match.group())
+        if number is not None:
+            literals[float(number.value)] = number
+    return literals
+
+
+# ---------------------------------------------------------------- plain numbers
+
+_SIGN = r"(?P<sign>[+-]?)\s*"
+_DEC = r"(?P<dec>\d+(?:\.\d*)?|\.\d+)"
+_POWER_OF_TEN = r"10\s*\^\s*(?P<exp>[+-]?\d{1,4}|\{\s*[+-]?\d{1,4}\s*\})"
+_PLAIN_PATTERNS = (
+    re.compile(_SIGN + _DEC),
+    re.compile(_SIGN + _DEC + r"\s*(?:\\times|\\cdot|\*|×)\s*" + _POWER_OF_TEN),
+    re.compile(_SIGN + _POWER_OF_TEN),
+    re.compile(_SIGN + r"(?P<num>\d+)\s*/\s*(?P<den>\d+)"),
+    re.compile(
+        _SIGN + r"\\frac\s*(?:\{\s*(?P<num>[+-]?\d+)\s*\}|(?P<num1>\d))\s*(?:\{\s*(?P<den>[+-]?\d+)\s*\}|(?P<den1>\d))"
+    ),
+)
+_MAX_DIGITS = 1000
+
+
+def plain_number(text: str) -> Num | None:
+    """The value of a plain integer, decimal, fraction or power of ten, without parsing LaTeX."""
+    if len(text) > _MAX_DIGITS:
+        return None
+    for pattern in _PLAIN_PATTERNS:
+        match = pattern.fullmatch(text)
+        if match:
+            number = _plain_value(match.groupdict())
+            if number is not None and match.group("sign") == "-":
+                number = number.scaled(Fraction(-1), 0)
+            return number
+    return None
+
+
+def _plain_value(groups: dict[str, str | None]) -> Num | None:
+    exp = int(groups["exp"].strip("{} ")) if groups.get("exp") else 0
+    if groups.get("dec") is not None:
+        number = _decimal(groups["dec"])
+        return number.scaled(Fraction(10) ** exp, exp) if number else None
+    if groups.get("exp") is not None:
+        return Num(Fraction(10) ** exp)
+    numerator = int(groups.get("num") or groups["num1"])
+    denominator = int(groups.get("den") or groups["den1"])
+    return Num(Fraction(numerator, denominator)) if denominator else None
+
+
+def _decimal(literal: str) -> Num | None:
+    """`16386.16` -> value 1638616/100 stated to 10^-2 with 7 significant digits; integers are exact."""
+    whole, _, fraction = literal.partition(".")
+    if not fraction.strip("0"):
+        return Num(Fraction(int(whole or "0")))
+    digits = len((whole + fraction).lstrip("0"))
+    return Num(Fraction(int(whole + fraction), 10 ** len(fraction)), -len(fraction), digits)
+
+
+def rounds_to(value: Fraction, approx: Num) -> bool:
+    """Is `value` the decimal `approx` itself, or does it round to it at its last stated digit?"""
+    if value == approx.value or approx.exponent is None:
+        return value == approx.value
+    return approx.digits >= MIN_DIGITS and abs(value - approx.value) * 2 <= Fraction(10) ** approx.exponent
+
+
+def compare_numbers(ref: Num, ans: Num) -> str | None:
+    """Exact equality, or the less precise decimal is the other value rounded."""
+    if ref.value == ans.value:
+        return "exact"
+    for approx, other in ((ans, ref), (ref, ans)):
+        if approx.exponent is None:
+            continue
+        if (other.exponent is None or other.exponent < approx.exponent) and rounds_to(other.value, approx):
+            return "numeric"
+    return None
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def equivalent(answer: str, reference: str, settings: MathSettings) -> Verdict:
+    """Is the extracted `answer` equivalent to the (normalised) `reference`?
+
+    Cached: a group's samples share the reference and often the answer, and the verdict is
+    a pure function of the two strings and the settings.
+    """
+    return _equivalent(answer, reference, settings.rel_tol, settings.percent_equals_fraction, settings.ignore_units)
+
+
+@lru_cache(maxsize=16384)
+def _equivalent(
+    answer: str, reference: str, rel_tol: float, percent_equals_fraction: bool, ignore_units: bool
+) -> Verdict:
+    settings = MathSettings(rel_tol=rel_tol, percent_equals_fraction=percent_equals_fraction, ignore_units=ignore_units)
+    ref, ans = prepare(reference, settings), prepare(answer, settings)
+    if ans.refused:
+        return Verdict(False, "guard", ans.refused)
+    if ref.refused:
+        return Verdict(False, "guard", "reference: " + ref.refused)
+    if not ans.text:
+        return Verdict(False, "parse", "unparseable answer")
+    if ans.text == ref.text and (ans.percent, ans.degrees) == (ref.percent, ref.degrees):
+        return Verdict(True, "exact")
+    if ref.number is not None and ans.number is not None:
+        method = _first(
+            compare_numbers(r, a)
+            for r, a in product(_num_variants(ref, ans, settings), _num_variants(ans, ref, settings))
+        )
+        return Verdict(True, method) if method else Verdict(False, "numeric", "not equivalent")
+    return _equivalent_parsed(ref, ans, settings)
+
+
+def _first(methods) -> str | None:
+    return next((m for m in methods if m), None)
+
+
+def _num_variants(side: Prepared, other: Prepared, settings: MathSettings) -> list[Num]:
+    """A percent is its number, or that number / 100 when fractions may stand for percents."""
+    assert side.number is not None
+    variants = [side.number]
+    if side.percent and not other.percent and settings.percent_equals_fraction:
+        variants.append(side.number.scaled(Fraction(1, 100), -2))
+    return variants
+
+
+def _equivalent_parsed(ref: Prepared, ans: Prepared, settings: MathSettings) -> Verdict:
+    ref_expr = parse_latex(ref.text, settings.ignore_units)
+    ans_expr = parse_latex(ans.text, settings.ignore_units)
+    if ans_expr is None:
+        return Verdict(False, "parse", "unparseable answer")
+    if ref_expr is None:
+        return Verdict(False, "string", "not equivalent")
+    try:
+        for side, expr in (("answer", ans_expr), ("reference", ref_expr)):
+            problem = too_costly(expr)
+            if problem:
+                return Verdict(False, "guard", f"{side} {problem}")
+        comparer = _Comparer(settings, ref.decimals, ans.decimals)
+        ref_variants = _variants(ref, ref_expr, ans_expr, settings)
+        ans_variants = _variants(ans, ans_expr, ref_expr, settings)
+        method = _first(comparer.same(r, a) for r, a in product(ref_variants, ans_variants))
+    except Exception as error:  # sympy raises all kinds of errors on odd input
+        return Verdict(False, "error", f"not equivalent (comparison failed: {type(error).__name__})")
+    return Verdict(True, method) if method else Verdict(False, _describe(ref_expr), "not equivalent")
+
+
+def _variants(side: Prepared, expr: Basic, other: Basic, settings: MathSettings) -> list[Basic]:
+    variants = [expr]
+    if side.percent and settings.percent_equals_fraction and isinstance(expr, sympy.Expr):
+        variants.append(expr / 100)
+    if side.degrees and isinstance(expr, sympy.Expr) and isinstance(other, Basic) and other.has(sympy.pi):
+        variants.append(expr * sympy.pi / 180)
+    return variants
+
+
+@lru_cache(maxsize=4096)
+def parse_latex(text: str, ignore_units: bool = True) -> Basic | MatrixBase | None:
+    """latex2sympy with math-verify's normalisation; None when it cannot be parsed."""
+    normalized = normalize_latex(text, _NORMALIZE if ignore_units else _NORMALIZE_KEEP_UNITS)
+    for candidate in dict.fromkeys((normalized, get_last_eq(normalized))):
+        for converter in (_FastLatex2Sympy, _Latex2Sympy):
+            try:
+                expr = converter(is_real=not should_treat_as_complex(candidate)).parse(candidate)
+            except Exception:  # the ANTLR parser raises bare Exceptions; deep input raises RecursionError
+                continue
+            # Results are cached and shared: a mutable matrix must not be.
+            return sympy.ImmutableMatrix(expr) if isinstance(expr, MatrixBase) else expr
+    return None
+
+
+class _FastLatex2Sympy(_Latex2Sympy):
+    """latex2sympy's converter with ANTLR's SLL prediction, ANTLR's recommended first stage.
+
+    Full LL prediction costs 5-25 ms on a set or an interval, SLL about 1 ms. SLL either
+    yields LL's tree or a syntax error, on which `parse_latex` retries with full LL (checked
+    to give identical trees on every string of math-verify's tests and ours).
+    """
+
+    def create_parser(self, latex_str: str) -> PSParser:
+        parser = super().create_parser(latex_str)
+        parser._interp.predictionMode = PredictionMode.SLL
+        return parser
+
+
+def _evaluated(expr: Basic | MatrixBase) -> Basic | MatrixBase:
+    """latex2sympy keeps `2^{99}` and sums of matrices unevaluated; callers ran `too_costly` first."""
+    try:
+        return expr.as_explicit() if isinstance(expr, MatrixExpr) else expr.doit()
+    except Exception:
+        return expr
+
+
+# ---------------------------------------------------------------- guards
+
+
+def too_costly(expr: Basic | MatrixBase) -> str | None:
+    """Why evaluating `expr` could take forever (exponent towers, huge powers), or None."""
+    if not isinstance(expr, Basic):
+        expr = sympy.ImmutableMatrix(expr) if isinstance(expr, MatrixBase) else expr
+    for count, node in enumerate(sympy.preorder_traversal(expr)):
+        if count > MAX_NODES:
+            return "too large to compare"
+        if isinstance(node, sympy.Pow | sympy.factorial | sympy.binomial | sympy.gamma) and _bits(node) > MAX_BITS:
+            return "too large to evaluate"
+        # (x+1)^{10^6} would expand forever
+        symbolic_power = isinstance(node, sympy.Pow) and not node.base.is_number and node.exp.is_number
+        if symbolic_power and _magnitude(node.exp) > MAX_SYMBOLIC_POWER:
+            return "too large to evaluate"
+        if isinstance(node, sympy.Sum | sympy.Product) and _many_terms(node):
+            return "too large to evaluate"
+        if isinstance(node, sympy.Integral) and _hard_integrand(node):
+            return "too hard to integrate"
+    return None
+
+
+def _many_terms(node: sympy.Sum | sympy.Product) -> bool:
+    """A sum up to 10^100 would be added up term by term (bounds estimated, never evaluated)."""
+    bounds = (bound for _, lo, hi in node.limits if lo.is_number and hi.is_number for bound in (lo, hi))
+    return any(_magnitude(bound) > MAX_SUMMED_TERMS for bound in bounds)
+
+
+def _hard_integrand(node: sympy.Integral) -> bool:
+    """x^x, x^{x^x} or x^{1000} under an integral send sympy's integrator into a long search."""
+    variables = node.variables
+    for power in node.function.atoms(sympy.Pow):
+        if power.exp.is_number:
+            if _magnitude(power.exp) > MAX_INTEGRATED_POWER:
+                return True
+        elif power.base.has(*variables) and power.exp.has(*variables):
+            return True
+    return False
+
+
+def _bits(expr: Basic) -> float:
+    """An upper estimate of log2|expr| for a numeric expression, computed without evaluating it."""
+    if isinstance(expr, sympy.Integer):
+        return float(int(expr).bit_length())
+    if isinstance(expr, sympy.Rational):
+        return float(max(int(expr.p).bit_length(), int(expr.q).bit_length()))
+    if isinstance(expr, Float):
+        return float(max(abs(expr._mpf_[2]) + expr._mpf_[3], 1)) if expr._mpf_[1] else 0.0
+    if isinstance(expr, sympy.Pow):
+        return _magnitude(expr.exp) * max(_bits(expr.base), 1.0)
+    if isinstance(expr, sympy.factorial | sympy.gamma):
+        size = _magnitude(expr.args[0])
+        return size * math.log2(size) if size > 1 else 1.0
+    if isinstance(expr, sympy.binomial):
+        return _magnitude(expr.args[0])
+    if not expr.args:
+        return 1.0
+    return sum(_bits(arg) for arg in expr.args) + 1.0
+
+
+def _magnitude(expr: Basic) -> float:
+    """An upper estimate of |expr|, infinite when it would not fit a float."""
+    if isinstance(expr, sympy.Rational) and _bits(expr) < 1000:
+        return float(abs(expr))
+    bits = _bits(expr)
+    return math.inf if bits > 1000 else 2.0**bits
+
+
+# ---------------------------------------------------------------- structural comparison
+
+
+class _Comparer:
+    """Compares parsed reference and answer; `same` returns the deciding method or None."""
+
+    def __init__(self, settings: MathSettings, ref_decimals: dict[float, Num], ans_decimals: dict[float, Num]):
+        self.rel_tol = settings.rel_tol
+        self.decimals = {**ref_decimals, **ans_decimals}
+
+    def same(self, ref: Basic | MatrixBase, ans: Basic | MatrixBase) -> str | None:
+        if _undefined(ref) or _undefined(ans):
+            return None  # 12:00 parses as 12/0; only an identical string may match it
+        ref, ans = _unwrap_assignments(ref, ans)
+        ref, ans = _explicit(ref), _explicit(ans)
+        if isinstance(ref, MatrixBase) or isinstance(ans, MatrixBase):
+            return self._same_matrix(ref, ans)
+        if is_relation(ref) or is_relation(ans):
+            return self._same_relation(ref, ans)
+        if isinstance(ref, Set | Tuple) or isinstance(ans, Set | Tuple):
+            return self._same_collection(ref, ans)
+        if (_is_text(ref) or _is_text(ans)) and (ref == ans or sympy_compare_symbols(ref, ans)):
+            return "text"
+        if isinstance(ref, sympy.Expr) and isinstance(ans, sympy.Expr):
+            return self._same_value(ref, ans)
+        return "exact" if ref == ans else None
+
+    # -- matrices
+
+    def _same_matrix(self, ref: Basic | MatrixBase, ans: Basic | MatrixBase) -> str | None:
+        ref_items, ans_items = _entries(ref), _entries(ans)
+        if ref_items is None or ans_items is None or ref_items[0] != ans_items[0]:
+            return None
+        pairs = zip(ref_items[1], ans_items[1], strict=True)
+        return "matrix" if all(self.same(r, a) for r, a in pairs) else None
+
+    # -- relations
+
+    def _same_relation(self, ref: Basic, ans: Basic) -> str | None:
+        if isinstance(ref, And) and isinstance(ans, And):
+            ref_args, ans_args = ref._unsorted_args, ans._unsorted_args
+            if len(ref_args) == len(ans_args) and all(
+                self._same_relation(r, a) for r, a in zip(ref_args, ans_args, strict=True)
+            ):
+                return "relation"
+        if isinstance(ref, Set) or isinstance(ans, Set):
+            return self._relation_as_set(ref, ans)
+        if not (isinstance(ref, Relational) and isinstance(ans, Relational)):
+            return None
+        if ref == ans:
+            return "exact"
+        if isinstance(ref, Eq) and isinstance(ans, Eq):
+            return self._same_equation(ref, ans)
+        return "relation" if _same_inequality(ref, ans) else None
+
+    def _relation_as_set(self, ref: Basic, ans: Basic) -> str | None:
+        """`-2 <= x <= 7` is the interval [-2, 7], whichever side writes which."""
+        try:
+            ref = unwrap_fcs(ref).as_set() if is_relation(ref) else ref
+            ans = unwrap_fcs(ans).as_set() if is_relation(ans) else ans
+        except Exception:
+            return None
+        return self._same_collection(ref, ans)
+
+    def _same_equation(self, ref: Eq, ans: Eq) -> str | None:
+        if (ref.lhs == ans.lhs and self.same(ref.rhs, ans.rhs)) or (ref.lhs == ans.rhs and self.same(ref.rhs, ans.lhs)):
+            return "relation"
+        if all(isinstance(side, sympy.Expr) for side in (*ref.args, *ans.args)):
+            return "relation" if _constant_ratio(ref.lhs - ref.rhs, ans.lhs - ans.rhs) is not None else None
+        return None
+
+    # -- sets, tuples, intervals
+
+    def _same_collection(self, ref: Basic, ans: Basic) -> str | None:
+        ref, ans = _as_collection(ref, ans), _as_collection(ans, ref)
+        if ref == ans:
+            return _kind(ref)
+        if isinstance(ref, Interval) and isinstance(ans, Interval):
+            same_ends = self.same(ref.start, ans.start) and self.same(ref.end, ans.end)
+            return (
+                "interval"
+                if same_ends and ref.left_open == ans.left_open and ref.right_open == ans.right_open
+                else None
+            )
+        if isinstance(ref, Union) and isinstance(ans, Union):
+            return "set" if self._matched(list(ref.args), list(ans.args)) else None
+        if isinstance(ref, SympyFiniteSet) and isinstance(ans, SympyFiniteSet):
+            return "set" if self._matched(_written(ref), _written(ans)) else None
+        if isinstance(ref, Tuple | SympyFiniteSet) and isinstance(ans, Tuple | SympyFiniteSet):
+            # A tuple keeps its order; against a set, the order the set was written in.
+            if isinstance(ref, SympyFiniteSet):
+                return "set" if self._matched(list(ref.args), list(ans.args)) else None
+            return "tuple" if self._in_order(list(ref.args), _written(ans)) else None
+        return _same_set(ref, ans)
+
+    def _in_order(self, ref: list[Basic], ans: list[Basic]) -> bool:
+        return len(ref) == len(ans) and all(self.same(r, a) for r, a in zip(ref, ans, strict=True))
+
+    def _matched(self, ref: list[Basic], ans: list[Basic]) -> bool:
+        """A perfect matching between the elements (order-insensitive), by Kuhn's augmenting paths."""
+        if len(ref) != len(ans):
+            return False
+        if Counter(ref) == Counter(ans):
+            return True
+        if len(ref) > MAX_MATCHED_ELEMENTS:
+            return self._in_order(sorted(ref, key=sympy.default_sort_key), sorted(ans, key=sympy.default_sort_key))
+        equal = [[bool(self.same(r, a)) for a in ans] for r in ref]
+        owner: dict[int, int] = {}
+
+        def augment(i: int, seen: set[int]) -> bool:
+            for j, ok in enumerate(equal[i]):
+                if ok and j not in seen:
+                    seen.add(j)
+                    if j not in owner or augment(owner[j], seen):
+                        owner[j] = i
+                        return True
+            return False
+
+        return all(augment(i, set()) for i in range(len(ref)))
+
+    # -- values
+
+    def _same_value(self, ref: sympy.Expr, ans: sympy.Expr) -> str | None:
+        if ref == ans:
+            return "exact"
+        ref, ans = _evaluated(ref), _evaluated(ans)
+        ref_decimal, ans_decimal = self._decimal(ref), self._decimal(ans)
+        if ref_decimal is not None and ans_decimal is not None:
+            return compare_numbers(ref_decimal, ans_decimal)
+        for approx, other in ((ans_decimal, ref), (ref_decimal, ans)):
+            if approx is not None and other.is_number and not other.has(Float):
+                if approx.exponent is None:  # `1000.0` is exactly 1000
+                    return _same_constant(_rational(approx.value), other)
+                return "numeric" if _rounds_to(other, approx) else None
+        if ref.has(Float) or ans.has(Float):
+            return "numeric" if self._close(ref, ans) else None
+        if ref.is_number and ans.is_number:
+            return _same_constant(ref, ans)
+        return _same_function(ref, ans)
+
+    def _decimal(self, expr: sympy.Expr) -> Num | None:
+        """The decimal literal a Float leaf was written as, on either side."""
+        if not isinstance(expr, Float):
+            return None
+        number = self.decimals.get(abs(float(expr)))
+        if number is None:
+            return None
+        return number if expr >= 0 else number.scaled(Fraction(-1), 0)
+
+    def _close(self, ref: sympy.Expr, ans: sympy.Expr) -> bool:
+        diff = ref - ans
+        if not diff.is_number:
+            return _same_function(ref, ans) is not None
+        scale = max(abs(sympy.N(ref, 30)), abs(sympy.N(ans, 30)))
+        error = abs(sympy.N(diff, 30))
+        return bool(error <= self.rel_tol * scale) if error.is_real and scale.is_real else False
+
+
+def _rational(value: Fraction) -> Rational:
+    return Rational(value.numerator, value.denominator)
+
+
+def _rounds_to(value: sympy.Expr, approx: Num) -> bool:
+    """`rounds_to` for an exact sympy constant, irrational ones evaluated to 30 digits."""
+    if isinstance(value, Rational):
+        return rounds_to(Fraction(int(value.p), int(value.q)), approx)
+    assert approx.exponent is not None  # exact decimals are compared as Rationals
+    error = abs(sympy.N(value - _rational(approx.value), 30))
+    return bool(error.is_finite) and approx.digits >= MIN_DIGITS and bool(error * 2 <= Rational(10) ** approx.exponent)
+
+
+def _explicit(expr: Basic | MatrixBase) -> Basic | MatrixBase:
+    return _evaluated(expr) if isinstance(expr, MatrixExpr) else expr
+
+
+def _undefined(expr: Basic | MatrixBase) -> bool:
+    return expr in (sympy.nan, sympy.zoo) if isinstance(expr, Basic) else False
+
+
+def _is_text(expr: Basic | MatrixBase) -> bool:
+    """`\\text{Evelyn}` parses to a Symbol; `Evelyn` to a product of letters."""
+    return isinstance(expr, Symbol) or (
+        isinstance(expr, sympy.Mul) and all(isinstance(a, Symbol) or a == sympy.E for a in expr.args)
+    )
+
+
+def _unwrap_assignments(ref: Basic, ans: Basic) -> tuple[Basic, Basic]:
+    """math-verify's rules: `x = 1` against `1` compares 1 with 1; a chain `x = a = b` keeps `x = b`."""
+    ref_assign, ans_assign = is_assignment_relation(ref), is_assignment_relation(ans)
+    if ref_assign:
+        ref = Eq(take_first_relation(ref).lhs, take_last_relation(ref).rhs, evaluate=False)
+    if ans_assign:
+        ans = Eq(take_first_relation(ans).lhs, take_last_relation(ans).rhs, evaluate=False)
+    if is_equation(ans) and not is_equation(ref):
+        ans = take_last_relation(ans).rhs
+    elif ref_assign and not is_equation(ans):
+        ref = ref.rhs
+    return ref, ans
+
+
+def _entries(expr: Basic | MatrixBase) -> tuple[tuple[int, ...], list[Basic]] | None:
+    """(shape, entries) with vectors flattened, so a column, a row and a tuple `(1, 2)` compare alike."""
+    if isinstance(expr, Tuple):
+        return (len(expr),), list(expr.args)
+    if isinstance(expr, Interval) and expr.left_open and expr.right_open:
+        return (2,), [expr.start, expr.end]
+    if not isinstance(expr, MatrixBase):
+        return None
+    rows, cols = expr.shape
+    if 1 in (rows, cols):
+        return (rows * cols,), list(expr)
+    return (rows, cols), list(expr)
+
+
+def _as_collection(expr: Basic, other: Basic) -> Basic:
+    """An open interval (a, b) may be the pair (a, b); a lone value is a one-element set."""
+    if isinstance(expr, Interval) and expr.left_open and expr.right_open and isinstance(other, Tuple | SympyFiniteSet):
+        return Tuple(expr.start, expr.end) if len(other.args) == 2 else expr
+    if not isinstance(expr, Set | Tuple):
+        return SympyFiniteSet(expr) if isinstance(other, SympyFiniteSet) else Tuple(expr)
+    return expr
+
+
+def _describe(expr: Basic | MatrixBase) -> str:
+    """The comparison a reference calls for, named in the details of a failed grade."""
+    if isinstance(expr, MatrixBase):
+        return "matrix"
+    if is_relation(expr):
+        return "relation"
+    return _kind(expr) if isinstance(expr, Set | Tuple) else "symbolic"
+
+
+def _kind(collection: Basic) -> str:
+    return "interval" if isinstance(collection, Interval) else "tuple" if isinstance(collection, Tuple) else "set"
+
+
+def _written(collection: Basic) -> list[Basic]:
+    return list(getattr(collection, "_unsorted_args", collection.args))
+
+
+def _same_set(ref: Basic, ans: Basic) -> str | None:
+    if isinstance(ref, Set) and isinstance(ans, Set):
+        try:
+            if ref.symmetric_difference(ans).is_empty:
+                return "set"
+        except Exception:
+            return None
+    return None
+
+
+def _same_inequality(ref: Relational, ans: Relational) -> bool:
+    """a < b, b > a and -a > -b are one inequality; compare `lhs - rhs` of the `<` forms up to a factor."""
+    ref_form, ans_form = _less_form(ref), _less_form(ans)
+    if ref_form is None or ans_form is None or ref_form[1] != ans_form[1]:
+        return False
+    ratio = _constant_ratio(ref_form[0], ans_form[0])
+    return ratio is not None and (ref_form[1] == "!=" or bool(ratio > 0))
+
+
+def _less_form(rel: Relational) -> tuple[sympy.Expr, str] | None:
+    kinds = {"<": ("<", 1), "<=": ("<=", 1), ">": ("<", -1), ">=": ("<=", -1), "!=": ("!=", 1)}
+    if rel.rel_op not in kinds or not isinstance(rel.lhs, sympy.Expr) or not isinstance(rel.rhs, sympy.Expr):
+        return None
+    kind, sign = kinds[rel.rel_op]
+    return sign * (rel.lhs - rel.rhs), kind
+
+
+def _constant_ratio(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
+    """The nonzero constant c with a = c * b, or None."""
+    if a == 0 or b == 0:
+        return None
+    ratio = sympy.cancel(sympy.together(a / b))
+    if ratio.free_symbols or not ratio.is_number or ratio == 0 or _undefined(ratio):
+        return None
+    return ratio
+
+
+def _same_constant(ref: sympy.Expr, ans: sympy.Expr) -> str | None:
+    """Exact equality of two constant expressions: a precise numeric screen, then a proof."""
+    diff = ref - ans
+    if diff == 0:
+        return "exact"
+    if isinstance(diff, Rational):
+        return None
+    scale = max(abs(sympy.N(ref, 30)), abs(sympy.N(ans, 30)), sympy.Float(1e-300))
+    error = abs(sympy.N(diff, 30))
+    if not error.is_finite or error > scale * sympy.Float("1e-20"):
+        return None
+    simplified = sympy.simplify(diff)
+    if simplified == 0:
+        return "symbolic"
+    if simplified.is_number and simplified.is_zero is False:
+        return None
+    # Not provable by simplify: accept only agreement to 100 significant digits.
+    return "numeric" if abs(sympy.N(diff, 110)) <= scale * sympy.Float("1e-100") else None
+
+
+def _same_function(ref: sympy.Expr, ans: sympy.Expr) -> str | None:
+    """Identity of expressions in variables: random points screen quickly, simplify proves."""
+    diff = ref - ans
+    if diff == 0:
+        return "exact"
+    symbols = sorted(diff.free_symbols, key=str)
+    rng = random.Random(len(symbols))  # fixed points: a grade must not change between runs
+    for _ in range(_SCREEN_POINTS):
+        point = {s: Rational(rng.randint(-97, 97) or 1, rng.randint(1, 13)) for s in symbols}
+        try:
+            value = sympy.N(diff.xreplace(point), 20)
+            scale = max(abs(sympy.N(ref.xreplace(point), 20)), sympy.Float(1))
+        except Exception:
+            break
+        if value.is_real and scale.is_real and abs(value) > scale * sympy.Float("1e-12"):
+            return None
+    return "symbolic" if sympy.simplify(diff) == 0 else None
