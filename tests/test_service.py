@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import httpx
@@ -236,6 +237,8 @@ def test_health_ready_docs_and_metrics(server: Server) -> None:
     assert 'reward_requests_total{code="200",endpoint="/v1/rewards"}' in metrics
     assert "reward_item_grading_seconds_bucket" in metrics
     assert "reward_cache_hits_total" in metrics
+    request_logs = [json.loads(line) for line in server.log().splitlines() if '"message": "request"' in line]
+    assert any(entry["path"] == "/v1/rewards" and entry["status"] == 200 for entry in request_logs)
 
 
 def test_timeouts_kill_and_replace_workers_and_are_counted(server: Server) -> None:
