@@ -1,0 +1,271 @@
+"""Run one program against many inputs in one isolated sandbox.
+
+    executor = Executor()                      # refuses to start if isolation is missing
+    run = executor.run("python", code, [TestInput(stdin="1 2\\n")], Limits(time_s=1))
+    run.tests[0].status, run.tests[0].stdout
+
+The runner inside the sandbox compiles once and runs the tests (up to `parallel` at a
+time); results stream back as each test ends, so a caller can stop at the first failure.
+Outputs are judged by the caller (sandbox/judge.py), outside the sandbox.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandbox.isolation import (
+    Isolation,
+    RunCgroup,
+    SandboxSize,
+    check_host,
+    launch_argv,
+    unisolated_argv,
+)
+from sandbox.languages import Language, get_language
+
+_BASE_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "HOME": "/sandbox",
+    "LANG": "C.UTF-8",
+    "TMPDIR": "/tmp",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONHASHSEED": "0",
+}
+_RUNNER_OVERHEAD_MB = 128
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-test limits, plus bounds on compiling and on the whole run."""
+
+    time_s: float = 2.0  # CPU seconds per test
+    wall_s: float | None = None  # wall seconds per test; default 2 * time_s + 1
+    memory_mb: int = 512  # per test (address space where the runtime allows, else JVM/V8 flags)
+    output_bytes: int = 16 * 1024 * 1024  # stdout per test; more is an output-limit verdict
+    file_bytes: int = 16 * 1024 * 1024  # largest file a test may write
+    open_files: int = 64
+    processes: int = 64  # processes + threads in the whole sandbox at once
+    disk_mb: int = 64  # the sandbox's writable space
+    compile_s: float = 30.0
+    compile_memory_mb: int = 1536
+    total_s: float = 120.0  # the whole run; past it everything is killed
+
+    def per_test_wall_s(self) -> float:
+        return self.wall_s if self.wall_s is not None else 2 * self.time_s + 1
+
+    def runner_limits(self) -> dict[str, Any]:
+        return {
+            "cpu_s": self.time_s,
+            "wall_s": self.per_test_wall_s(),
+            "memory_mb": self.memory_mb,
+            "output_bytes": self.output_bytes,
+            "file_bytes": self.file_bytes,
+            "open_files": self.open_files,
+        }
+
+    def compile_limits(self) -> dict[str, Any]:
+        return self.runner_limits() | {
+            "cpu_s": self.compile_s,
+            "wall_s": self.compile_s * 2,
+            "memory_mb": self.compile_memory_mb,
+            "output_bytes": 1024 * 1024,
+            "file_bytes": max(self.file_bytes, 256 * 1024 * 1024),
+            "open_files": 256,
+            "unlimited_stack": True,
+        }
+
+
+@dataclass(frozen=True)
+class TestInput:
+    stdin: str = ""
+    python_code: str | None = None  # Python only: run after the solution, in its namespace
+
+
+@dataclass
+class ProcessResult:
+    status: str  # exited | signaled | timeout | output_limit
+    exit_code: int | None = None
+    signal: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    max_rss_kb: int = 0
+    oom_killed: bool = False  # the run's cgroup OOM-killed a process while this one ran
+
+    @classmethod
+    def from_runner(cls, message: dict[str, Any]) -> ProcessResult:
+        return cls(
+            status=message["status"],
+            exit_code=message.get("exit_code"),
+            signal=message.get("signal"),
+            stdout=message.get("stdout", ""),
+            stderr=message.get("stderr", ""),
+            wall_s=message.get("wall_s", 0.0),
+            cpu_s=message.get("cpu_s", 0.0),
+            max_rss_kb=message.get("max_rss_kb", 0),
+        )
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "exited" and self.exit_code == 0
+
+
+@dataclass
+class Execution:
+    compile: ProcessResult | None
+    tests: list[ProcessResult | None]  # None: not run (stopped early, compile failed, run cut off)
+    sandbox_error: str | None = None
+    leftover_processes: int = 0  # killed at the end: a daemon that tried to outlive the run
+    peak_memory_bytes: int = 0
+    timed_out: bool = False  # the whole run passed total_s
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Executor:
+    def __init__(self, isolation: Isolation = Isolation.BWRAP, parallel: int | None = None) -> None:
+        check_host(isolation)
+        self.isolation = isolation
+        self.parallel = parallel or os.cpu_count() or 1
+
+    def run(
+        self,
+        language: str | Language,
+        code: str,
+        tests: Sequence[TestInput],
+        limits: Limits = Limits(),
+        on_result: Callable[[int, ProcessResult], bool] | None = None,
+    ) -> Execution:
+        """Compile once and run every test; `on_result` returning False stops the run early."""
+        lang = get_language(language) if isinstance(language, str) else language
+        job = _job(lang, code, tests, limits, max(1, min(self.parallel, len(tests) or 1)))
+        size = SandboxSize(
+            memory_mb=max(limits.compile_memory_mb, limits.memory_mb * job["parallel"]) + _RUNNER_OVERHEAD_MB,
+            pids=limits.processes,
+            disk_mb=limits.disk_mb,
+        )
+        with _Sandbox(self.isolation, size, _BASE_ENV | lang.env) as sandbox:
+            execution = sandbox.run(job, len(tests), limits.total_s, on_result)
+        execution.leftover_processes = sandbox.leftovers
+        return execution
+
+
+def _job(lang: Language, code: str, tests: Sequence[TestInput], limits: Limits, parallel: int) -> dict[str, Any]:
+    source, compile_argv, run_argv = lang.commands(code, limits.memory_mb)
+    if not lang.python_zygote and any(t.python_code for t in tests):
+        raise ValueError(f"tests with python_code need language python, not {lang.name}")
+    return {
+        "files": {source: code},
+        "python_main": source if lang.python_zygote else None,
+        "compile": compile_argv,
+        "compile_address_space": lang.compile_address_space_limit,
+        "compile_limits": limits.compile_limits(),
+        "run": run_argv,
+        "address_space": lang.address_space_limit,
+        "limits": limits.runner_limits(),
+        "parallel": parallel,
+        "tests": [{"stdin": t.stdin, "python_code": t.python_code} for t in tests],
+    }
+
+
+class _Sandbox:
+    """One runner process in its isolation, with everything cleaned up on exit."""
+
+    def __init__(self, isolation: Isolation, size: SandboxSize, env: dict[str, str]) -> None:
+        self.cgroup: RunCgroup | None = None
+        self.root: Path | None = None
+        if isolation is Isolation.BWRAP:
+            self.cgroup = RunCgroup(size)
+            self.argv = launch_argv(self.cgroup, size, env)
+        else:
+            self.root = Path(tempfile.mkdtemp(prefix="sandbox-"))
+            self.argv = unisolated_argv(self.root)
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
+        self.process: subprocess.Popen | None = None
+        self.leftovers = 0
+        self.ended_by_itself = False  # the runner exited on its own (not stopped early or cut off)
+
+    def __enter__(self) -> _Sandbox:
+        return self
+
+    def run(
+        self,
+        job: dict[str, Any],
+        count: int,
+        total_s: float,
+        on_result: Callable[[int, ProcessResult], bool] | None,
+    ) -> Execution:
+        execution = Execution(compile=None, tests=[None] * count)
+        self.process = subprocess.Popen(
+            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, start_new_session=True
+        )
+        watchdog = threading.Timer(total_s, self._kill)
+        watchdog.start()
+        try:
+            with contextlib.suppress(BrokenPipeError):
+                self.process.stdin.write(json.dumps(job).encode("utf-8", "surrogatepass"))
+                self.process.stdin.close()
+            oom_seen, stopped = 0, False
+            for line in self.process.stdout:
+                message = json.loads(line)
+                oom_now = self.cgroup.oom_kills() if self.cgroup else 0
+                if "compile" in message:
+                    execution.compile = ProcessResult.from_runner(message["compile"])
+                    continue
+                result = ProcessResult.from_runner(message)
+                result.oom_killed, oom_seen = oom_now > oom_seen, oom_now
+                execution.tests[message["index"]] = result
+                if on_result is not None and on_result(message["index"], result) is False:
+                    stopped = True
+                    break
+            execution.timed_out = watchdog.finished.is_set()  # set here only if it fired
+            if not (stopped or execution.timed_out):
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=5)
+                    self.ended_by_itself = True
+        finally:
+            watchdog.cancel()
+            self._kill()
+        self._finish(execution, count)
+        return execution
+
+    def _finish(self, execution: Execution, count: int) -> None:
+        returncode = self.process.wait()
+        ran = sum(r is not None for r in execution.tests)
+        compile_failed = execution.compile is not None and not execution.compile.ok
+        if ran < count and not compile_failed and not execution.timed_out and returncode not in (0, -9):
+            self.stderr.seek(0)
+            tail = self.stderr.read()[-2000:].decode(errors="replace")
+            execution.sandbox_error = f"sandbox runner ended with code {returncode}: {tail}"
+        if self.cgroup is not None:
+            execution.peak_memory_bytes = self.cgroup.peak_memory_bytes()
+
+    def _kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+
+    def __exit__(self, *exc: object) -> None:
+        self._kill()
+        if self.process is not None:
+            self.process.wait()
+            for stream in (self.process.stdin, self.process.stdout):
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self.stderr.close()
+        if self.cgroup is not None:
+            killed = self.cgroup.close()
+            self.leftovers = killed if self.ended_by_itself else 0
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,275 @@
+"""Judge a program against a test suite: run it in the sandbox, compare outputs outside it.
+
+Three kinds of suites, as RL code data ships them:
+- stdio (APPS, CodeContests, TACO, LiveCodeBench, Codeforces): stdin in, stdout compared
+  token by token with whitespace normalised, floats within a tolerance, optionally
+  case-insensitive;
+- call (APPS/TACO `fn_name`, LeetCode): call a function (or a method of `Solution`) with
+  JSON arguments and compare the returned value as JSON; Python only;
+- assert (HumanEval `check(candidate)`, MBPP `test_list`): a test is a piece of code run
+  after the solution; it passes when the program exits cleanly. Python only.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Protocol
+
+from sandbox.executor import Execution, Executor, Limits, ProcessResult, TestInput
+
+RESULT_MARKER = "\n<<<judge-result>>>"
+DETAIL_CHARS = 300
+# What runtimes print when an allocation fails (besides the cgroup's own OOM kills).
+_MEMORY_MARKERS = (
+    "MemoryError",
+    "std::bad_alloc",
+    "java.lang.OutOfMemoryError",
+    "memory allocation of",
+    "JavaScript heap out of memory",
+    "runtime: out of memory",
+    "fatal error: out of memory",
+    "Cannot allocate memory",
+)
+
+
+class Verdict(enum.StrEnum):
+    ACCEPTED = "accepted"
+    WRONG_ANSWER = "wrong_answer"
+    TIME_LIMIT = "time_limit"
+    MEMORY_LIMIT = "memory_limit"
+    RUNTIME_ERROR = "runtime_error"
+    COMPILE_ERROR = "compile_error"
+    OUTPUT_LIMIT = "output_limit"
+    SKIPPED = "skipped"  # not run: an earlier failure stopped the run, or the run's budget ran out
+
+
+@dataclass(frozen=True)
+class StdioTest:
+    input: str
+    output: str
+
+
+@dataclass(frozen=True)
+class CallTest:
+    args: list[Any]
+    expected: Any
+
+
+@dataclass(frozen=True)
+class AssertTest:
+    code: str  # run after the solution, in its namespace
+
+
+@dataclass(frozen=True)
+class Comparison:
+    float_tolerance: float = 1e-6  # absolute or relative, whichever is looser
+    case_sensitive: bool = True
+
+
+@dataclass(frozen=True)
+class TestSuite:
+    kind: Literal["stdio", "call", "assert"]
+    tests: tuple[StdioTest | CallTest | AssertTest, ...]
+    fn_name: str | None = None
+    comparison: Comparison = Comparison()
+
+
+@dataclass
+class TestVerdict:
+    verdict: Verdict
+    time_s: float = 0.0
+    detail: str = ""
+
+
+@dataclass
+class JudgeReport:
+    tests: list[TestVerdict]
+    compile_error: str | None = None
+    sandbox_error: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> int:
+        return sum(t.verdict is Verdict.ACCEPTED for t in self.tests)
+
+    @property
+    def pass_fraction(self) -> float:
+        return self.passed / len(self.tests) if self.tests else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "total": len(self.tests),
+            "compile_error": self.compile_error,
+            "sandbox_error": self.sandbox_error,
+            "tests": [asdict(t) | {"verdict": str(t.verdict)} for t in self.tests],
+        } | self.details
+
+
+class JudgeBackend(Protocol):
+    """Where judging happens: in this process (LocalJudge) or a sandbox service (RemoteJudge)."""
+
+    def judge(
+        self, language: str, code: str, suite: TestSuite, limits: Limits, stop_on_first_failure: bool = False
+    ) -> JudgeReport: ...
+
+
+class LocalJudge:
+    """Judges in this process, with this host's sandbox."""
+
+    def __init__(self, executor: Executor | None = None) -> None:
+        self.executor = executor or Executor()
+
+    def judge(
+        self, language: str, code: str, suite: TestSuite, limits: Limits, stop_on_first_failure: bool = False
+    ) -> JudgeReport:
+        inputs = [_test_input(suite, test) for test in suite.tests]
+        verdicts: list[TestVerdict | None] = [None] * len(inputs)
+
+        def on_result(index: int, result: ProcessResult) -> bool:
+            verdicts[index] = _verdict(suite, suite.tests[index], result)
+            return not (stop_on_first_failure and verdicts[index].verdict is not Verdict.ACCEPTED)
+
+        execution = self.executor.run(language, code, inputs, limits, on_result)
+        return _report(execution, verdicts)
+
+
+def _test_input(suite: TestSuite, test: StdioTest | CallTest | AssertTest) -> TestInput:
+    if isinstance(test, StdioTest):
+        return TestInput(stdin=test.input)
+    if isinstance(test, AssertTest):
+        return TestInput(python_code=test.code)
+    return TestInput(python_code=call_harness(suite.fn_name or "", test.args))
+
+
+def call_harness(fn_name: str, args: Sequence[Any]) -> str:
+    """Python run after the solution: call the function (or Solution().method), print the result."""
+    return (
+        "import json as _judge_json, sys as _judge_sys\n"
+        f"_judge_name = {fn_name!r}\n"
+        "_judge_fn = globals().get(_judge_name)\n"
+        "if _judge_fn is None and 'Solution' in globals():\n"
+        "    _judge_fn = getattr(Solution(), _judge_name)\n"
+        "if _judge_fn is None:\n"
+        "    raise NameError(f'function {_judge_name!r} is not defined')\n"
+        f"_judge_result = _judge_fn(*_judge_json.loads({json.dumps(list(args))!r}))\n"
+        "_judge_sys.stdout.flush()\n"
+        f"_judge_sys.stdout.write({RESULT_MARKER!r} + _judge_json.dumps(_judge_result, default=list))\n"
+    )
+
+
+def _verdict(suite: TestSuite, test: StdioTest | CallTest | AssertTest, result: ProcessResult) -> TestVerdict:
+    time_s = result.wall_s
+    if result.status == "output_limit":
+        return TestVerdict(Verdict.OUTPUT_LIMIT, time_s)
+    if result.status == "timeout":
+        return TestVerdict(Verdict.TIME_LIMIT, time_s)
+    if result.oom_killed or any(marker in result.stderr for marker in _MEMORY_MARKERS):
+        return TestVerdict(Verdict.MEMORY_LIMIT, time_s, _tail(result.stderr))
+    if not result.ok:
+        if isinstance(test, AssertTest) and "AssertionError" in result.stderr:
+            return TestVerdict(Verdict.WRONG_ANSWER, time_s, _tail(result.stderr))
+        how = f"signal {result.signal}" if result.status == "signaled" else f"exit code {result.exit_code}"
+        return TestVerdict(Verdict.RUNTIME_ERROR, time_s, f"{how}: {_tail(result.stderr)}".rstrip(": "))
+    if isinstance(test, AssertTest):
+        return TestVerdict(Verdict.ACCEPTED, time_s)
+    if isinstance(test, StdioTest):
+        if stdio_match(result.stdout, test.output, suite.comparison):
+            return TestVerdict(Verdict.ACCEPTED, time_s)
+        return TestVerdict(Verdict.WRONG_ANSWER, time_s, _mismatch(result.stdout, test.output))
+    return _call_verdict(test, result, suite.comparison, time_s)
+
+
+def _call_verdict(test: CallTest, result: ProcessResult, comparison: Comparison, time_s: float) -> TestVerdict:
+    _, marker, payload = result.stdout.rpartition(RESULT_MARKER)
+    if not marker:
+        return TestVerdict(Verdict.RUNTIME_ERROR, time_s, "the function returned no printable result")
+    try:
+        got = json.loads(payload)
+    except json.JSONDecodeError:
+        return TestVerdict(Verdict.RUNTIME_ERROR, time_s, "the function's result is not JSON-serialisable")
+    if call_match(got, test.expected, comparison):
+        return TestVerdict(Verdict.ACCEPTED, time_s)
+    return TestVerdict(Verdict.WRONG_ANSWER, time_s, _mismatch(json.dumps(got), json.dumps(test.expected)))
+
+
+def stdio_match(got: str, expected: str, comparison: Comparison) -> bool:
+    """Tokens equal after whitespace normalisation; numeric tokens within the tolerance."""
+    if got == expected:
+        return True
+    got_tokens, want_tokens = got.split(), expected.split()
+    if len(got_tokens) != len(want_tokens):
+        return False
+    return all(_token_match(g, w, comparison) for g, w in zip(got_tokens, want_tokens, strict=True))
+
+
+def _token_match(got: str, want: str, comparison: Comparison) -> bool:
+    if got == want or (not comparison.case_sensitive and got.lower() == want.lower()):
+        return True
+    try:
+        a, b = float(got), float(want)
+    except ValueError:
+        return False
+    return _close(a, b, comparison.float_tolerance)
+
+
+def call_match(got: Any, expected: Any, comparison: Comparison) -> bool:
+    """JSON values equal (floats within tolerance); like APPS, `[x]` also matches a returned `x`."""
+    if _json_equal(got, expected, comparison):
+        return True
+    return isinstance(expected, list) and len(expected) == 1 and _json_equal(got, expected[0], comparison)
+
+
+def _json_equal(a: Any, b: Any, comparison: Comparison) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b or _close(float(a), float(b), comparison.float_tolerance)
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b or (not comparison.case_sensitive and a.lower() == b.lower())
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y, comparison) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k], comparison) for k in a)
+    return a == b
+
+
+def _close(a: float, b: float, tolerance: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= tolerance * max(1.0, abs(b))
+
+
+def _report(execution: Execution, verdicts: list[TestVerdict | None]) -> JudgeReport:
+    compile_result = execution.compile
+    if compile_result is not None and not compile_result.ok:
+        reason = "compile time limit" if compile_result.status == "timeout" else _tail(compile_result.stderr)
+        return JudgeReport(
+            tests=[TestVerdict(Verdict.COMPILE_ERROR) for _ in verdicts], compile_error=reason or "compile failed"
+        )
+    report = JudgeReport(
+        tests=[v if v is not None else TestVerdict(Verdict.SKIPPED) for v in verdicts],
+        sandbox_error=execution.sandbox_error,
+    )
+    if execution.timed_out:
+        report.details["run_time_limit"] = True
+    if execution.leftover_processes:
+        report.details["leftover_processes_killed"] = execution.leftover_processes
+    return report
+
+
+def _tail(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= DETAIL_CHARS else "..." + text[-DETAIL_CHARS:]
+
+
+def _mismatch(got: str, expected: str) -> str:
+    return f"expected {_head(expected)!r}, got {_head(got)!r}"
+
+
+def _head(text: str) -> str:
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,8 @@
+from sandbox.languages.base import Language
+
+C = Language(
+    name="c",
+    source_file="main.c",
+    compile=("/usr/bin/gcc", "-O2", "-std=gnu17", "-pipe", "-o", "main", "{source}", "-lm"),
+    run=("./main",),
+)

@@ -1,0 +1,9 @@
+from sandbox.languages.base import Language
+
+CPP = Language(
+    name="cpp",
+    source_file="main.cpp",
+    compile=("/usr/bin/g++", "-O2", "-std=gnu++17", "-pipe", "-ftemplate-depth=1024", "-o", "main", "{source}"),
+    run=("./main",),
+    aliases=("c++", "cxx"),
+)

@@ -1,0 +1,23 @@
+import re
+
+from sandbox.languages.base import Language
+
+_PUBLIC_CLASS = re.compile(r"public\s+(?:final\s+)?class\s+([A-Za-z_][A-Za-z0-9_]*)")
+_FAST_START = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData")
+
+
+class Java(Language):
+    def main_name(self, code: str) -> str:
+        """javac wants the file named after the public class, and java runs that class."""
+        found = _PUBLIC_CLASS.search(code)
+        return found.group(1) if found else "Main"
+
+
+JAVA = Java(
+    name="java",
+    source_file="{main}.java",
+    compile=("/usr/bin/javac", "-J-Xmx512m", *(f"-J{flag}" for flag in _FAST_START), "-nowarn", "-d", ".", "{source}"),
+    run=("/usr/bin/java", "-Xmx{memory_mb}m", "-Xss64m", *_FAST_START, "-cp", ".", "{main}"),
+    address_space_limit=False,
+    compile_address_space_limit=False,
+)

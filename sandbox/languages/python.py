@@ -1,0 +1,10 @@
+from sandbox.languages.base import Language
+
+# Run by the runner's own interpreter (/usr/bin/python3), forked per test: no start-up cost.
+PYTHON = Language(
+    name="python",
+    source_file="main.py",
+    run=("/usr/bin/python3", "-S", "{source}"),
+    python_zygote=True,
+    aliases=("python3", "py", "py3"),
+)

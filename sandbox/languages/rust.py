@@ -1,0 +1,10 @@
+from sandbox.languages.base import Language
+
+RUST = Language(
+    name="rust",
+    source_file="main.rs",
+    compile=("/usr/bin/rustc", "-O", "--edition", "2021", "-o", "main", "{source}"),
+    run=("./main",),
+    compile_address_space_limit=False,
+    aliases=("rs",),
+)

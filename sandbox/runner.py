@@ -1,0 +1,301 @@
+"""The runner: runs INSIDE the sandbox, as the sandbox's only trusted process.
+
+It reads one job (JSON) from stdin, compiles once if the language needs it, then runs
+each test in a child process with its own limits, up to `parallel` at a time, and
+streams one JSON line per test back on stdout. Outputs are compared on the host, so
+expected answers never enter the sandbox.
+
+Python solutions skip interpreter start-up: the runner compiles the source once and
+forks per test; the child execs the code object (the "zygote" mode).
+
+The untrusted children share the runner's uid, so the runner makes itself
+non-dumpable: its /proc entries (fds, memory) become unreachable to them, and they
+never inherit its stdin/stdout. Standard library only (it runs on /usr/bin/python3 -S).
+"""
+
+import builtins
+import contextlib
+import ctypes
+import io
+import json
+import os
+import resource
+import selectors
+import signal
+import sys
+import time
+import traceback
+
+PR_SET_DUMPABLE = 4
+STDERR_TAIL = 4096
+# Pre-imported so forked Python tests don't pay for the usual competitive-programming imports.
+WARM_MODULES = ("math", "collections", "itertools", "functools", "heapq", "bisect", "re", "string", "io")
+
+
+def make_non_dumpable():
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+
+
+def set_limits(limits, address_space):
+    """Limits of one child: applied after fork, before exec (inherited by its own children)."""
+    cpu = max(1, int(limits["cpu_s"] + 0.999))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    if address_space:
+        size = limits["memory_mb"] * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"], limits["open_files"]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    stack = resource.RLIM_INFINITY if limits.get("unlimited_stack") else 256 * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
+
+
+class Child:
+    """One running test (or the compile step): its pid, pipes and what it has said."""
+
+    def __init__(self, index, pid, out_fd, err_fd, started):
+        self.index = index
+        self.pid = pid
+        self.fds = {out_fd: "stdout", err_fd: "stderr"}
+        self.chunks = {"stdout": [], "stderr": []}
+        self.sizes = {"stdout": 0, "stderr": 0}
+        self.started = started
+        self.output_exceeded = False
+        self.timed_out = False
+        self.result = None
+
+
+def spawn(spec, limits):
+    """Fork one child for `spec` ({index, argv, stdin_path, address_space, python_codes})."""
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        try:
+            os.setpgid(0, 0)
+            stdin_fd = os.open(spec["stdin_path"] or os.devnull, os.O_RDONLY)
+            os.dup2(stdin_fd, 0)
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            os.closerange(3, 65536)
+            set_limits(limits, spec["address_space"])
+            if spec["python_codes"] is None:
+                os.execv(spec["argv"][0], spec["argv"])
+            run_python(spec["python_codes"])
+        except BaseException as exc:
+            os.write(2, f"runner: {type(exc).__name__}: {exc}\n".encode(errors="replace"))
+        os._exit(127)
+    os.close(out_w)
+    os.close(err_w)
+    return Child(spec["index"], pid, out_r, err_r, time.monotonic())
+
+
+def run_python(codes):
+    """In a forked child: exec the solution (and the test's own code) as __main__."""
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=False)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True)
+    sys.argv = ["main.py"]
+    sys.setrecursionlimit(100_000)
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    status = 0
+    try:
+        for code in codes:
+            exec(code, namespace)
+    except SystemExit as stop:
+        status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except MemoryError:
+        sys.stderr.write("MemoryError\n")
+        status = 137
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    try:
+        sys.stdout.flush()
+    except BaseException:
+        status = status or 1
+    os._exit(status)
+
+
+def kill_group(pid):
+    for target in (-pid, pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(target, signal.SIGKILL)
+
+
+def run_children(specs, parallel, limits, emit):
+    """Run every spec, at most `parallel` at once; `emit` each result as its child ends."""
+    pending = list(reversed(specs))
+    running = {}
+    selector = selectors.DefaultSelector()
+    while pending or running:
+        while pending and len(running) < parallel:
+            child = spawn(pending.pop(), limits)
+            running[child.pid] = child
+            for fd in child.fds:
+                selector.register(fd, selectors.EVENT_READ, child)
+        now = time.monotonic()
+        wait = min(child.started + limits["wall_s"] for child in running.values()) - now
+        for key, _ in selector.select(timeout=max(0.0, min(wait, 0.05))):
+            read_some(key, selector, limits)
+        for child in reap(running, limits):
+            drain(child, selector, limits)
+            del running[child.pid]
+            emit(child.result)
+
+
+def read_some(key, selector, limits):
+    child, fd = key.data, key.fd
+    data = os.read(fd, 65536)
+    if not data:
+        selector.unregister(fd)
+        os.close(fd)
+        del child.fds[fd]
+        return
+    stream = child.fds[fd]
+    child.sizes[stream] += len(data)
+    if stream == "stderr":
+        child.chunks["stderr"] = [b"".join(child.chunks["stderr"] + [data])[-STDERR_TAIL:]]
+    elif child.sizes["stdout"] > limits["output_bytes"]:
+        child.output_exceeded = True
+        kill_group(child.pid)
+    else:
+        child.chunks["stdout"].append(data)
+
+
+def drain(child, selector, limits):
+    """After exit: read what is left in the pipes (bounded), then close them."""
+    for fd in list(child.fds):
+        selector.unregister(fd)
+        os.set_blocking(fd, False)
+        try:
+            while child.sizes["stdout"] <= limits["output_bytes"]:
+                data = os.read(fd, 65536)
+                if not data:
+                    break
+                child.sizes[child.fds[fd]] += len(data)
+                child.chunks[child.fds[fd]].append(data)
+        except BlockingIOError:
+            pass  # a grandchild still holds the pipe: what it writes later is not this test's
+        os.close(fd)
+    child.fds.clear()
+
+
+def reap(running, limits):
+    """Collect ended children, killing those past their wall time.
+
+    The runner is PID 1 of the sandbox, so orphans of every test end up as its children
+    too: reap them all (waitpid -1), keeping the statuses of the tests it tracks.
+    """
+    now = time.monotonic()
+    for child in running.values():
+        if now - child.started > limits["wall_s"] and not child.timed_out:
+            child.timed_out = True
+            kill_group(child.pid)
+    ended = []
+    while True:
+        try:
+            pid, status, usage = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+        child = running.get(pid)
+        if child is not None:
+            kill_group(pid)  # anything it left behind in its group
+            child.result = result_of(child, status, usage, time.monotonic() - child.started, limits)
+            ended.append(child)
+    return ended
+
+
+def result_of(child, status, usage, elapsed, limits):
+    cpu = usage.ru_utime + usage.ru_stime
+    result = {
+        "index": child.index,
+        "wall_s": round(elapsed, 4),
+        "cpu_s": round(cpu, 4),
+        "max_rss_kb": usage.ru_maxrss,
+        "stdout": b"".join(child.chunks["stdout"])[: limits["output_bytes"]].decode("utf-8", "replace"),
+        "stderr": b"".join(child.chunks["stderr"])[-STDERR_TAIL:].decode("utf-8", "replace"),
+    }
+    if child.output_exceeded:
+        result["status"] = "output_limit"
+    elif child.timed_out:
+        result["status"] = "timeout"
+    elif os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        cpu_exhausted = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits["cpu_s"])
+        result["status"] = "timeout" if cpu_exhausted else "signaled"
+        result["signal"] = sig
+    else:
+        result["status"] = "exited"
+        result["exit_code"] = os.WEXITSTATUS(status)
+    return result
+
+
+def write_files(root, files):
+    for name, content in files.items():
+        path = os.path.join(root, "src", name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(content)
+
+
+def main():
+    make_non_dumpable()
+    job = json.loads(sys.stdin.buffer.read())
+    os.close(0)
+    out = sys.stdout
+
+    def emit(message):
+        out.write(json.dumps(message) + "\n")
+        out.flush()
+
+    root = sys.argv[1]  # /sandbox inside bubblewrap; a temporary directory without isolation
+    os.makedirs(os.path.join(root, "src"), exist_ok=True)
+    os.makedirs(os.path.join(root, "in"), exist_ok=True)
+    write_files(root, job["files"])
+    os.chdir(os.path.join(root, "src"))
+    python_codes = None
+    if job.get("python_main"):
+        for name in WARM_MODULES:
+            __import__(name)
+        try:
+            with open(job["python_main"], encoding="utf-8") as handle:
+                python_codes = [compile(handle.read(), "main.py", "exec")]
+        except (SyntaxError, ValueError) as exc:
+            emit({"compile": {"status": "exited", "exit_code": 1, "stderr": f"{type(exc).__name__}: {exc}"}})
+            return
+    elif job.get("compile"):
+        compiled = []
+        spec = {"index": -1, "argv": job["compile"], "stdin_path": None, "python_codes": None}
+        spec["address_space"] = job["compile_address_space"]
+        run_children([spec], 1, job["compile_limits"], compiled.append)
+        emit({"compile": compiled[0]})
+        if compiled[0]["status"] != "exited" or compiled[0]["exit_code"] != 0:
+            return
+    specs = []
+    for index, test in enumerate(job["tests"]):
+        stdin_path = os.path.join(root, "in", str(index))
+        with open(stdin_path, "w", encoding="utf-8") as handle:
+            handle.write(test.get("stdin", ""))
+        codes = None
+        if python_codes is not None:
+            extra = test.get("python_code")
+            codes = python_codes + ([compile(extra, "test.py", "exec")] if extra else [])
+        specs.append(
+            {
+                "index": index,
+                "argv": job["run"],
+                "stdin_path": stdin_path,
+                "address_space": job["address_space"],
+                "python_codes": codes,
+            }
+        )
+    run_children(specs, job["parallel"], job["limits"], emit)
+
+
+if __name__ == "__main__":
+    main()
