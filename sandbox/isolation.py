@@ -173,7 +173,12 @@ def launch_argv(cgroup: RunCgroup, size: SandboxSize, env: dict[str, str]) -> li
     process of the run is counted; Python's preexec_fn would do the same but is unsafe
     in a threaded server.
     """
-    join = 'for f in "$@"; do case "$f" in --) shift; break;; esac; echo $$ > "$f"; shift; done; exec "$@"'
+    # `ulimit -v unlimited`: as root the shell may lift an address-space limit inherited from
+    # its caller (a grading worker's); the runner sets each test's own limits.
+    join = (
+        "ulimit -v unlimited 2>/dev/null; "
+        'for f in "$@"; do case "$f" in --) shift; break;; esac; echo $$ > "$f"; shift; done; exec "$@"'
+    )
     drop = ["setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_GID}", "--clear-groups", "--"]
     return ["/bin/sh", "-c", join, "sh", *cgroup.procs_files(), "--", *drop, *bwrap_argv(size, env)]
 
