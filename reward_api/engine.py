@@ -121,6 +121,9 @@ class RewardEngine:
             outcome = await self.pool.call(grade_text, job)
             future.set_result(outcome)
             return outcome
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # mark retrieved: waiters may be gone
