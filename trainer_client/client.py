@@ -1,0 +1,175 @@
+"""A batched, async client of the reward service, with a sync wrapper.
+
+    async with RewardClient("http://127.0.0.1:8000", profile="r1") as client:
+        pending = client.submit(items_of_group_0)   # starts grading now
+        ...                                          # keep generating
+        results = await pending                      # RewardResult per item, in order
+
+It splits work into batches, keeps at most `max_concurrency` requests in flight,
+reuses connections, retries connection errors, 429 and 5xx with exponential backoff
+across the configured URLs, and raises RewardServiceError when the service cannot
+answer: a trainer never gets silent zeros.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+
+class RewardServiceError(RuntimeError):
+    """The reward service could not grade a batch; the message says why and where."""
+
+
+@dataclass(frozen=True)
+class RewardResult:
+    reward: float
+    components: dict[str, float]
+    status: str
+    details: dict[str, Any] = field(default_factory=dict)
+    id: str | int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+_RETRY_STATUS = {429, 500, 502, 503, 504}
+
+
+class RewardClient:
+    def __init__(
+        self,
+        urls: str | Sequence[str],
+        *,
+        profile: str | dict[str, Any] | None = None,
+        batch_size: int = 256,
+        max_concurrency: int = 4,
+        timeout_s: float = 300.0,
+        retries: int = 5,
+        backoff_s: float = 0.5,
+        token: str | None = None,
+    ) -> None:
+        self.urls = [urls] if isinstance(urls, str) else list(urls)
+        if not self.urls:
+            raise ValueError("RewardClient needs at least one service URL")
+        if batch_size < 1 or max_concurrency < 1:
+            raise ValueError("batch_size and max_concurrency must be >= 1")
+        self.profile = profile
+        self.batch_size = batch_size
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self._gate = asyncio.Semaphore(max_concurrency)
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        limits = httpx.Limits(max_connections=max_concurrency, max_keepalive_connections=max_concurrency)
+        self._http = httpx.AsyncClient(timeout=timeout_s, headers=headers, limits=limits)
+        self._next_url = 0
+
+    async def __aenter__(self) -> RewardClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def grade(self, items: Sequence[dict[str, Any]]) -> list[RewardResult]:
+        """One result per item, in order; batches go out concurrently."""
+        batches = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
+        answers = await asyncio.gather(*(self._grade_batch(batch) for batch in batches))
+        return [result for answer in answers for result in answer]
+
+    async def rewards(self, items: Sequence[dict[str, Any]]) -> list[float]:
+        return [result.reward for result in await self.grade(items)]
+
+    def submit(self, items: Sequence[dict[str, Any]]) -> asyncio.Task[list[RewardResult]]:
+        """Start grading now; await the task when the rewards are needed."""
+        return asyncio.get_running_loop().create_task(self.grade(list(items)))
+
+    async def _grade_batch(self, items: Sequence[dict[str, Any]]) -> list[RewardResult]:
+        body: dict[str, Any] = {"items": list(items)}
+        if self.profile is not None:
+            body["profile"] = self.profile
+        async with self._gate:
+            payload = await self._post_with_retries("/v1/rewards", body)
+        results = payload.get("results")
+        if not isinstance(results, list) or len(results) != len(items):
+            got = len(results) if isinstance(results, list) else type(results).__name__
+            raise RewardServiceError(f"the service answered {got} results for {len(items)} items")
+        return [RewardResult(**{k: r[k] for k in ("reward", "components", "status", "details", "id")}) for r in results]
+
+    async def _post_with_retries(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        failures: list[str] = []
+        for attempt in range(self.retries + 1):
+            url = self._pick_url()
+            try:
+                response = await self._http.post(url + path, json=body)
+            except httpx.TransportError as exc:  # connection refused, reset, timeout
+                failures.append(f"{url}: {type(exc).__name__}: {exc}")
+            else:
+                if response.status_code < 400:
+                    return response.json()
+                if response.status_code not in _RETRY_STATUS:
+                    raise RewardServiceError(f"{url}{path} refused the batch ({response.status_code}): {response.text}")
+                failures.append(f"{url}: HTTP {response.status_code}")
+            if attempt < self.retries:
+                await asyncio.sleep(self.backoff_s * 2**attempt * (0.5 + random.random()))
+        raise RewardServiceError(
+            f"no reward service answered after {self.retries + 1} attempts: " + "; ".join(failures[-3:])
+        )
+
+    def _pick_url(self) -> str:
+        """Round-robin over the URLs: a retry goes to the next one."""
+        url = self.urls[self._next_url % len(self.urls)].rstrip("/")
+        self._next_url += 1
+        return url
+
+
+class SyncRewardClient:
+    """RewardClient for synchronous code: an event loop on a background thread.
+
+    `grade(items)` blocks; `submit(items)` returns a concurrent.futures.Future at once.
+    """
+
+    def __init__(self, urls: str | Sequence[str], **options: Any) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="reward-client", daemon=True)
+        self._thread.start()
+        self._client: RewardClient = self._run(self._make(urls, options)).result()
+
+    @staticmethod
+    async def _make(urls: str | Sequence[str], options: dict[str, Any]) -> RewardClient:
+        return RewardClient(urls, **options)  # built on the loop that will use it
+
+    def _run(self, coro: Coroutine[Any, Any, Any]) -> Future:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def grade(self, items: Sequence[dict[str, Any]]) -> list[RewardResult]:
+        return self.submit(items).result()
+
+    def rewards(self, items: Sequence[dict[str, Any]]) -> list[float]:
+        return [result.reward for result in self.grade(items)]
+
+    def submit(self, items: Sequence[dict[str, Any]]) -> Future[list[RewardResult]]:
+        return self._run(self._client.grade(list(items)))
+
+    def close(self) -> None:
+        if self._loop.is_running():
+            self._run(self._client.aclose()).result()
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=5)
+        self._loop.close()
+
+    def __enter__(self) -> SyncRewardClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
