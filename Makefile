@@ -34,15 +34,16 @@ serve: $(STAMP)
 	$(BIN)/reward-api serve --host $(HOST) --port $(PORT)
 
 test: $(STAMP)
-	$(BIN)/ruff check reward_api tests bench
+	$(BIN)/ruff check reward_api sandbox trainer_client tests bench
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check reward_api tests bench
-	$(BIN)/ruff format --check reward_api tests bench
+	$(BIN)/ruff check reward_api sandbox trainer_client tests bench
+	$(BIN)/ruff format --check reward_api sandbox trainer_client tests bench
 
 bench: $(STAMP)
 	$(BIN)/python bench/math_throughput.py
+	$(BIN)/python bench/code_throughput.py --http
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -13,6 +13,7 @@ from typing import Any
 
 from reward_api.config import Config
 from reward_api.profiles import PRESETS, ProfileOverride, resolve_profile
+from sandbox.isolation import IsolationUnavailable
 
 _STANDARD_LOG_FIELDS = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message"}
 
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, IsolationUnavailable) as exc:
         print(f"reward-api: error: {exc}", file=sys.stderr)
         return 2
 

@@ -23,6 +23,10 @@ class Config:
     max_body_mb: float = 64.0  # larger request bodies -> 413
     default_profile: str = "accuracy"  # used when a request names none (OpenRLHF, slime, CLI)
     cache_entries: int = 100_000  # identical items answered from an LRU of this size; 0 disables it
+    sandbox_urls: str = ""  # sandbox service base URLs, comma-separated; empty = judge code in-process
+    sandbox_auth_token: str = ""  # bearer token the sandbox service wants (its SANDBOX_AUTH_TOKEN)
+    sandbox_isolation: str = "bwrap"  # in-process code isolation; `none` = insecure, for trusted code only
+    code_deadline_s: float = 300.0  # most a code item may take: its own run budget plus a margin, up to this
     auth_token: str = ""  # when set, requests need `Authorization: Bearer <token>`
     log_level: str = "info"
 

@@ -20,18 +20,23 @@ from pydantic import ValidationError
 
 from reward_api.cache import LRUCache, digest
 from reward_api.config import Config
-from reward_api.graders.base import Score
+from reward_api.graders.base import InvalidItem, Score
+from reward_api.graders.code_reference import run_budget_s
 from reward_api.graders.length import (
     cosine_scaled_reward,
     estimate_num_tokens,
     kimi_length_rewards,
     soft_overlong_punishment,
 )
-from reward_api.grading import TASKS, ItemJob, TextGrades, grade_text
+from reward_api.grading import TASKS, ItemJob, SandboxConfig, TextGrades, grade_text
 from reward_api.metrics import Metrics
-from reward_api.pool import CallOutcome, WorkerPool
-from reward_api.profiles import Profile
+from reward_api.pool import SOFT_FRACTION, CallOutcome, WorkerPool
+from reward_api.profiles import SECTIONS, Profile
 from reward_api.schemas import RewardItem, RewardResult
+from sandbox.isolation import Isolation, IsolationUnavailable, check_host
+
+# What a code item's worker needs beyond its sandbox run: parsing, sandbox start-up and teardown.
+CODE_MARGIN_S = 10.0
 
 
 @dataclass
@@ -50,6 +55,9 @@ class _Graded:
 class RewardEngine:
     def __init__(self, config: Config, metrics: Metrics | None = None) -> None:
         self.config = config
+        self.sandbox = _sandbox_config(config)
+        if not self.sandbox.urls:
+            _check_isolation(Isolation(self.sandbox.isolation))
         self.metrics = metrics or Metrics()
         self.cache: LRUCache[TextGrades] = LRUCache(config.cache_entries)
         self._in_flight: dict[bytes, asyncio.Future[CallOutcome]] = {}
@@ -94,14 +102,19 @@ class RewardEngine:
             target_language=item.target_language,
             components=profile.text_components(),
             profile=profile,
+            sandbox=self.sandbox,
         )
+        try:
+            deadline_s = self._deadline_s(job)
+        except InvalidItem as exc:
+            return _Graded(item, status="invalid", reason=str(exc))
         key = _job_key(job)
         cached = self.cache.get(key)
         if cached is not None:
             self.metrics.cache_hits.inc()
             return _from_text_grades(item, cached, cached=True)
         self.metrics.cache_misses.inc()
-        outcome = await self._call_deduplicated(key, job)
+        outcome = await self._call_deduplicated(key, job, deadline_s)
         self.metrics.grading_seconds.labels(item.task).observe(outcome.seconds)
         if outcome.status != "ok":
             return _Graded(item, status=outcome.status, reason=outcome.error, seconds=outcome.seconds)
@@ -110,7 +123,15 @@ class RewardEngine:
         graded.seconds = outcome.seconds
         return graded
 
-    async def _call_deduplicated(self, key: bytes, job: ItemJob) -> CallOutcome:
+    def _deadline_s(self, job: ItemJob) -> float:
+        """A code item's deadline comes from its own run budget plus a margin, late enough that the
+        worker's soft alarm (SOFT_FRACTION of it) follows the sandbox's own watchdog; at most code_deadline_s."""
+        if job.task != "code":
+            return self.config.item_deadline_s
+        run_s = run_budget_s(job.reference, job.profile.code, job.sandbox.max_run_s)
+        return min((run_s + CODE_MARGIN_S) / SOFT_FRACTION, self.config.code_deadline_s)
+
+    async def _call_deduplicated(self, key: bytes, job: ItemJob, deadline_s: float) -> CallOutcome:
         """Identical items in flight at once share one worker call."""
         pending = self._in_flight.get(key)
         if pending is not None:
@@ -118,7 +139,7 @@ class RewardEngine:
         future: asyncio.Future[CallOutcome] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         try:
-            outcome = await self.pool.call(grade_text, job)
+            outcome = await self.pool.call(grade_text, job, deadline_s=deadline_s)
             future.set_result(outcome)
             return outcome
         except asyncio.CancelledError:
@@ -157,6 +178,32 @@ class RewardEngine:
         return RewardResult(id=item_id, reward=reward, components=components, status="ok", details=details)
 
 
+def _sandbox_config(config: Config) -> SandboxConfig:
+    """What workers need to judge code, checked here so a bad setting stops the service at start."""
+    max_run_s = config.code_deadline_s * SOFT_FRACTION - CODE_MARGIN_S
+    if max_run_s < 1:
+        least = (1 + CODE_MARGIN_S) / SOFT_FRACTION
+        raise ValueError(f"REWARD_API_CODE_DEADLINE_S={config.code_deadline_s:g}: expected at least {least:.3g}")
+    choices = [isolation.value for isolation in Isolation]
+    if config.sandbox_isolation not in choices:
+        raise ValueError(f"REWARD_API_SANDBOX_ISOLATION={config.sandbox_isolation!r}: expected one of {choices}")
+    urls = tuple(url.strip() for url in config.sandbox_urls.split(",") if url.strip())
+    return SandboxConfig(
+        urls=urls, token=config.sandbox_auth_token, isolation=config.sandbox_isolation, max_run_s=max_run_s
+    )
+
+
+def _check_isolation(isolation: Isolation) -> None:
+    """In-process code grading never runs with less isolation than configured: refuse to start instead."""
+    try:
+        check_host(isolation)
+    except IsolationUnavailable as exc:
+        raise IsolationUnavailable(
+            f"cannot grade code in this process: {exc}. Set REWARD_API_SANDBOX_URLS to judge code on a sandbox "
+            "service, or REWARD_API_SANDBOX_ISOLATION=none to run it without isolation (trusted code only)"
+        ) from None
+
+
 def _reported_components(profile: Profile) -> list[str]:
     return ["accuracy", *(name for name in profile.weights if name != "accuracy")]
 
@@ -179,7 +226,7 @@ def _validation_reason(exc: ValidationError, index: int) -> str:
 
 def _job_key(job: ItemJob) -> bytes:
     """Everything that can change a text grade: task, texts, reference, components, settings."""
-    settings = job.profile.model_dump_json(include={"math", "format", "language", "length"})
+    settings = job.profile.model_dump_json(include=set(SECTIONS))
     reference = json.dumps(job.reference, sort_keys=True, default=str)
     return digest(
         job.task, job.completion, reference, job.prompt or "", job.target_language or "",

@@ -1,16 +1,21 @@
 """What a grading worker runs for one item: its text components, from the graders.
 
 Pure functions of the item and the profile: no server, no pool. The service calls
-`grade_text` inside a worker process; tests and the CLI may call it directly.
+`grade_text` inside a worker process; tests and the CLI may call it directly. Code items
+are judged by a sandbox backend each process makes once, from the job's `SandboxConfig`
+(workers are forked from a forkserver, so the service's settings travel in the job).
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from reward_api.graders.base import InvalidItem, Score
+from reward_api.graders.code import grade_code
 from reward_api.graders.format import grade_format
 from reward_api.graders.language import grade_language
 from reward_api.graders.language import preload as preload_language
@@ -18,6 +23,19 @@ from reward_api.graders.length import grade_repetition
 from reward_api.graders.math import grade_math
 from reward_api.graders.sort import grade_sort
 from reward_api.profiles import Profile
+from sandbox.executor import Executor
+from sandbox.isolation import Isolation
+from sandbox.judge import JudgeBackend, LocalJudge
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """Where a worker judges code: sandbox service URLs, else in this process with this isolation."""
+
+    urls: tuple[str, ...] = ()
+    token: str = ""  # the sandbox service's bearer token
+    isolation: str = Isolation.BWRAP.value
+    max_run_s: float = math.inf  # the longest sandbox run an item may ask for (its deadline comes after)
 
 
 @dataclass(frozen=True)
@@ -31,6 +49,7 @@ class ItemJob:
     target_language: str | None
     components: tuple[str, ...]
     profile: Profile
+    sandbox: SandboxConfig = SandboxConfig()
 
 
 @dataclass(frozen=True)
@@ -44,6 +63,9 @@ class TextGrades:
 TASKS: dict[str, Callable[[ItemJob], Score]] = {
     "math": lambda job: grade_math(job.completion, job.reference, job.profile.math),
     "sort": lambda job: grade_sort(job.completion, job.reference, job.prompt),
+    "code": lambda job: grade_code(
+        job.completion, job.reference, job.profile.code, judge_backend(job.sandbox), job.sandbox.max_run_s
+    ),
 }
 
 _COMPONENTS: dict[str, Callable[[ItemJob], Score]] = {
@@ -52,6 +74,16 @@ _COMPONENTS: dict[str, Callable[[ItemJob], Score]] = {
     "language": lambda job: grade_language(job.completion, job.prompt, job.target_language, job.profile.language),
     "repetition": lambda job: grade_repetition(job.completion, job.profile.length),
 }
+
+
+@functools.cache
+def judge_backend(sandbox: SandboxConfig) -> JudgeBackend:
+    """One per worker process, made on its first code item (never in the forkserver, which only imports)."""
+    if sandbox.urls:
+        from sandbox.client import RemoteJudge  # the sandbox service's client, only when one is configured
+
+        return RemoteJudge(list(sandbox.urls), token=sandbox.token or None)
+    return LocalJudge(Executor(Isolation(sandbox.isolation)))
 
 
 def grade_text(job: ItemJob) -> TextGrades:

@@ -1,7 +1,9 @@
-"""Start the real service in a subprocess on a free loopback port (tests, benchmarks, demos).
+"""Start a real service in a subprocess on a free loopback port (tests, benchmarks, demos).
 
-with LocalServer(REWARD_API_WORKERS="2") as server:
+with LocalServer(REWARD_API_WORKERS="2") as server:           # `reward-api serve`
     httpx.post(f"{server.url}/v1/rewards", json=...)
+with LocalServer.sandbox(SANDBOX_WORKERS="2") as sandbox:      # `sandbox serve`
+    httpx.post(f"{sandbox.url}/v1/judge", json=...)
 """
 
 from __future__ import annotations
@@ -24,25 +26,42 @@ def free_port() -> int:
 
 
 class LocalServer:
-    """`reward-api serve` as a child process; `env` entries are `REWARD_API_*` settings."""
+    """`python -m <module> serve` as a child process, by default `reward-api serve`.
 
-    def __init__(self, log_dir: Path | None = None, ready_timeout_s: float = 120.0, **env: str) -> None:
+    `env` entries are its `<env_prefix>_*` settings; the port goes in `<env_prefix>_PORT`.
+    """
+
+    def __init__(
+        self,
+        log_dir: Path | None = None,
+        ready_timeout_s: float = 120.0,
+        *,
+        module: str = "reward_api.cli",
+        env_prefix: str = "REWARD_API",
+        **env: str,
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = Path(log_dir or tempfile.mkdtemp(prefix="reward-api-")) / f"server-{self.port}.log"
-        self._env = os.environ | {"REWARD_API_PORT": str(self.port), "PYTHONUNBUFFERED": "1"} | env
+        self.name = f"{module} serve"
+        log_dir = Path(log_dir or tempfile.mkdtemp(prefix=f"{env_prefix.lower()}-"))
+        self.log_path = log_dir / f"server-{self.port}.log"
+        self._argv = [sys.executable, "-m", module, "serve"]
+        self._env = os.environ | {f"{env_prefix}_PORT": str(self.port), "PYTHONUNBUFFERED": "1"} | env
         self._ready_timeout_s = ready_timeout_s
         self.process: subprocess.Popen | None = None
 
+    @classmethod
+    def sandbox(cls, log_dir: Path | None = None, ready_timeout_s: float = 120.0, **env: str) -> LocalServer:
+        """`sandbox serve`; `env` entries are `SANDBOX_*` settings."""
+        return cls(log_dir, ready_timeout_s, module="sandbox.cli", env_prefix="SANDBOX", **env)
+
     def start(self) -> LocalServer:
         with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "reward_api.cli", "serve"], env=self._env, stdout=log, stderr=log
-            )
+            self.process = subprocess.Popen(self._argv, env=self._env, stdout=log, stderr=log)
         deadline = time.monotonic() + self._ready_timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"reward service exited with {self.process.returncode}:\n{self.log()}")
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}:\n{self.log()}")
             try:
                 if httpx.get(f"{self.url}/readyz", timeout=2).status_code == 200:
                     return self
@@ -50,7 +69,7 @@ class LocalServer:
                 pass
             time.sleep(0.2)
         self.stop()
-        raise RuntimeError(f"reward service not ready after {self._ready_timeout_s}s:\n{self.log()}")
+        raise RuntimeError(f"{self.name} not ready after {self._ready_timeout_s}s:\n{self.log()}")
 
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:

@@ -107,6 +107,28 @@ class LengthSettings(_Section):
         return self
 
 
+class CodeSettings(_Section):
+    """Judging for `task: code`; a reference's own limits win over these defaults."""
+
+    all_or_nothing: bool = Field(
+        False,
+        description="Accuracy 1 only when every test passes, else 0, instead of the pass fraction; "
+        "also stops at the first failure unless the reference sets stop_on_first_failure.",
+    )
+    stop_on_first_failure: bool = Field(
+        False, description="Stop at the first failing test; the rest report `skipped` and count as failed."
+    )
+    time_limit_s: float = Field(2.0, gt=0, description="CPU seconds per test when the reference sets no time_limit.")
+    memory_limit_mb: int = Field(512, gt=0, description="Memory per test when the reference sets no memory_limit.")
+    total_time_limit_s: float = Field(
+        60.0,
+        gt=0,
+        description="The whole run (compiling and every test) when the reference sets no total_time_limit; "
+        "tests not run in time report `skipped`. Capped by the service's REWARD_API_CODE_DEADLINE_S.",
+    )
+    max_tests: int = Field(100, gt=0, description="Run at most this many of a reference's tests (the first ones).")
+
+
 class Profile(_Section):
     name: str = "custom"
     weights: dict[str, float] = Field(default_factory=lambda: {"accuracy": 1.0})
@@ -119,6 +141,7 @@ class Profile(_Section):
     format: FormatSettings = FormatSettings()
     language: LanguageSettings = LanguageSettings()
     length: LengthSettings = LengthSettings()
+    code: CodeSettings = CodeSettings()
 
     @model_validator(mode="after")
     def _known_components(self) -> Profile:
@@ -145,14 +168,14 @@ PRESETS: dict[str, Profile] = {
 DEFAULT_PROFILE = "accuracy"
 
 
-SECTIONS = ("math", "format", "language", "length")
+SECTIONS = ("math", "format", "language", "length", "code")
 
 
 class ProfileOverride(_Section):
     """An inline profile in a request: a preset plus overrides.
 
     Top-level fields replace the preset's; a settings section (`math`, `format`,
-    `language`, `length`) is merged field by field into the preset's section.
+    `language`, `length`, `code`) is merged field by field into the preset's section.
     """
 
     name: str = DEFAULT_PROFILE
@@ -164,6 +187,7 @@ class ProfileOverride(_Section):
     format: dict[str, Any] | None = Field(None, description="Fields of FormatSettings to override.")
     language: dict[str, Any] | None = Field(None, description="Fields of LanguageSettings to override.")
     length: dict[str, Any] | None = Field(None, description="Fields of LengthSettings to override.")
+    code: dict[str, Any] | None = Field(None, description="Fields of CodeSettings to override.")
 
 
 def resolve_profile(spec: str | ProfileOverride | None) -> Profile:

@@ -151,7 +151,8 @@ class Executor:
         lang = get_language(language) if isinstance(language, str) else language
         job = _job(lang, code, tests, limits, max(1, min(self.parallel, len(tests) or 1)))
         size = SandboxSize(
-            memory_mb=max(limits.compile_memory_mb, limits.memory_mb * job["parallel"]) + _RUNNER_OVERHEAD_MB,
+            memory_mb=limits.memory_mb * job["parallel"] + _RUNNER_OVERHEAD_MB,
+            compile_memory_mb=limits.compile_memory_mb + _RUNNER_OVERHEAD_MB if job["compile"] else 0,
             pids=limits.processes,
             disk_mb=limits.disk_mb,
         )
@@ -222,6 +223,8 @@ class _Sandbox:
                 oom_now = self.cgroup.oom_kills() if self.cgroup else 0
                 if "compile" in message:
                     execution.compile = ProcessResult.from_runner(message["compile"])
+                    if self.cgroup is not None:
+                        self.cgroup.enter_test_phase()
                     continue
                 result = ProcessResult.from_runner(message)
                 result.oom_killed, oom_seen = oom_now > oom_seen, oom_now

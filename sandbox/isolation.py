@@ -3,8 +3,10 @@
 Each run gets:
 - fresh user, PID, network, IPC, UTS and mount namespaces (`bwrap --unshare-all`): no
   network at all, only its own processes in /proc, nothing of the host's filesystem but
-  a read-only /usr, a few named /etc entries and the runner script;
-- private writable tmpfs mounts (/sandbox, /tmp) of bounded size, gone with the run;
+  a read-only /usr, a few named /etc entries and the runner script; no nested user
+  namespaces (`--disable-userns`), so no way to regain capabilities inside;
+- a read-only root; the only writable places are private tmpfs mounts (/sandbox, /tmp,
+  /dev/shm) of bounded size, gone with the run;
 - a memory cgroup and a pids cgroup of its own (memory counts tmpfs pages too; pids
   counts threads), which also tell whether the kernel OOM-killed anything;
 - the host uid `nobody`, so nothing in the sandbox holds root's rights even outside
@@ -32,6 +34,8 @@ SANDBOX_UID = 65534  # nobody
 SANDBOX_GID = 65534
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids")
+CGROUP_PREFIX = "reward-sandbox-"
+STALE_CGROUP_S = 600
 # /etc entries toolchains read; everything else of /etc (passwd, shadow, ...) stays out.
 ETC_ENTRIES = ("/etc/alternatives", "/etc/java-17-openjdk", "/etc/ld.so.cache")
 SANDBOX_PYTHON = "/usr/bin/python3"
@@ -50,10 +54,15 @@ class IsolationUnavailable(RuntimeError):
 class SandboxSize:
     """Bounds of a whole run (all its tests together)."""
 
-    memory_mb: int
+    memory_mb: int  # while tests run
     pids: int
     disk_mb: int
     tmp_mb: int = 32
+    compile_memory_mb: int = 0  # while compiling (compilers need more than most tests)
+
+    def memory_bytes(self, memory_mb: int) -> int:
+        """The cgroup also holds the tmpfs pages: /sandbox, /tmp and /dev/shm."""
+        return (memory_mb + self.disk_mb + 2 * self.tmp_mb) * 1024 * 1024
 
 
 def check_host(isolation: Isolation) -> None:
@@ -86,24 +95,45 @@ def _own_cgroup(controller: str) -> Path | None:
     return None
 
 
+def _sweep_stale(base: Path) -> None:
+    """Remove run cgroups a killed process never closed. rmdir only succeeds on an empty
+    cgroup, and the age check spares runs whose first process is still being started."""
+    for directory in base.glob(f"{CGROUP_PREFIX}*"):
+        with contextlib.suppress(OSError):
+            if time.time() - directory.stat().st_mtime > STALE_CGROUP_S:
+                directory.rmdir()
+
+
 class RunCgroup:
     """A memory + pids cgroup pair for one run, removed (with anything left in it) on close."""
 
     def __init__(self, size: SandboxSize) -> None:
-        name = f"reward-sandbox-{uuid.uuid4().hex[:12]}"
+        name = f"{CGROUP_PREFIX}{uuid.uuid4().hex[:12]}"
         self.dirs: dict[str, Path] = {}
         for controller in CONTROLLERS:
             base = _own_cgroup(controller)
             if base is None:
                 raise IsolationUnavailable(f"cgroup controller `{controller}` disappeared")
+            _sweep_stale(base)
             directory = base / name
             directory.mkdir()
             self.dirs[controller] = directory
-        memory = (size.memory_mb + size.disk_mb + size.tmp_mb) * 1024 * 1024
-        (self.dirs["memory"] / "memory.limit_in_bytes").write_text(str(memory))
-        with contextlib.suppress(OSError):  # swap accounting may be off: then there is no swap to limit
-            (self.dirs["memory"] / "memory.memsw.limit_in_bytes").write_text(str(memory))
+        self.size = size
+        self._set_memory(size.memory_bytes(max(size.memory_mb, size.compile_memory_mb)))
         (self.dirs["pids"] / "pids.max").write_text(str(size.pids))
+
+    def enter_test_phase(self) -> None:
+        """Compiling is over: tighten memory to what the tests may use."""
+        self._set_memory(self.size.memory_bytes(self.size.memory_mb))
+
+    def _set_memory(self, limit: int) -> None:
+        memory = self.dirs["memory"]
+        current = int((memory / "memory.limit_in_bytes").read_text())
+        # memsw (memory + swap) may never be below the memory limit: order the two writes.
+        files = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
+        for name in files if limit < current else reversed(files):
+            with contextlib.suppress(FileNotFoundError):  # no swap accounting: no swap to limit
+                (memory / name).write_text(str(limit))
 
     def procs_files(self) -> list[str]:
         return [str(directory / "cgroup.procs") for directory in self.dirs.values()]
@@ -148,7 +178,8 @@ class RunCgroup:
 def bwrap_argv(size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] = ()) -> list[str]:
     """The bubblewrap command line that starts the runner inside fresh namespaces."""
     argv = [
-        "bwrap", "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        "bwrap", "--unshare-all", "--unshare-user", "--disable-userns",
+        "--as-pid-1", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
         "--hostname", "sandbox",
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
@@ -156,11 +187,13 @@ def bwrap_argv(size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] =
         "--proc", "/proc", "--dev", "/dev",
         "--size", str(size.disk_mb * 1024 * 1024), "--tmpfs", "/sandbox",
         "--size", str(size.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
+        "--size", str(size.tmp_mb * 1024 * 1024), "--tmpfs", "/dev/shm",
         "--ro-bind", str(RUNNER), "/runner/runner.py",
     ]  # fmt: skip
     for path in (*ETC_ENTRIES, *extra_ro):
         argv += ["--ro-bind-try", path, path]
-    argv += ["--chdir", "/sandbox", "--clearenv"]
+    # Everything but the bounded tmpfs mounts read-only: writes elsewhere would bypass disk_mb.
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/sandbox", "--clearenv"]
     for key, value in env.items():
         argv += ["--setenv", key, value]
     return [*argv, "--", SANDBOX_PYTHON, "-S", "-I", "/runner/runner.py", "/sandbox"]

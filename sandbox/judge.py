@@ -15,13 +15,13 @@ from __future__ import annotations
 import enum
 import json
 import math
+import secrets
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol
 
 from sandbox.executor import Execution, Executor, Limits, ProcessResult, TestInput
 
-RESULT_MARKER = "\n<<<judge-result>>>"
 DETAIL_CHARS = 300
 # What runtimes print when an allocation fails (besides the cgroup's own OOM kills).
 _MEMORY_MARKERS = (
@@ -127,26 +127,29 @@ class LocalJudge:
     def judge(
         self, language: str, code: str, suite: TestSuite, limits: Limits, stop_on_first_failure: bool = False
     ) -> JudgeReport:
-        inputs = [_test_input(suite, test) for test in suite.tests]
+        # Printed by the judge's own code after the solution's: a fresh secret per run, so a
+        # solution that exits early (sys.exit(0) before the asserts) or prints a forged result fails.
+        marker = f"\n<<<judge-{secrets.token_hex(8)}>>>"
+        inputs = [_test_input(suite, test, marker) for test in suite.tests]
         verdicts: list[TestVerdict | None] = [None] * len(inputs)
 
         def on_result(index: int, result: ProcessResult) -> bool:
-            verdicts[index] = _verdict(suite, suite.tests[index], result)
+            verdicts[index] = _verdict(suite, suite.tests[index], result, marker)
             return not (stop_on_first_failure and verdicts[index].verdict is not Verdict.ACCEPTED)
 
         execution = self.executor.run(language, code, inputs, limits, on_result)
         return _report(execution, verdicts)
 
 
-def _test_input(suite: TestSuite, test: StdioTest | CallTest | AssertTest) -> TestInput:
+def _test_input(suite: TestSuite, test: StdioTest | CallTest | AssertTest, marker: str) -> TestInput:
     if isinstance(test, StdioTest):
         return TestInput(stdin=test.input)
     if isinstance(test, AssertTest):
-        return TestInput(python_code=test.code)
-    return TestInput(python_code=call_harness(suite.fn_name or "", test.args))
+        return TestInput(python_code=f"{test.code}\nimport sys as _judge_sys\n_judge_sys.stdout.write({marker!r})\n")
+    return TestInput(python_code=call_harness(suite.fn_name or "", test.args, marker))
 
 
-def call_harness(fn_name: str, args: Sequence[Any]) -> str:
+def call_harness(fn_name: str, args: Sequence[Any], marker: str) -> str:
     """Python run after the solution: call the function (or Solution().method), print the result."""
     return (
         "import json as _judge_json, sys as _judge_sys\n"
@@ -158,35 +161,41 @@ def call_harness(fn_name: str, args: Sequence[Any]) -> str:
         "    raise NameError(f'function {_judge_name!r} is not defined')\n"
         f"_judge_result = _judge_fn(*_judge_json.loads({json.dumps(list(args))!r}))\n"
         "_judge_sys.stdout.flush()\n"
-        f"_judge_sys.stdout.write({RESULT_MARKER!r} + _judge_json.dumps(_judge_result, default=list))\n"
+        f"_judge_sys.stdout.write({marker!r} + _judge_json.dumps(_judge_result, default=list))\n"
     )
 
 
-def _verdict(suite: TestSuite, test: StdioTest | CallTest | AssertTest, result: ProcessResult) -> TestVerdict:
+def _verdict(
+    suite: TestSuite, test: StdioTest | CallTest | AssertTest, result: ProcessResult, marker: str
+) -> TestVerdict:
     time_s = result.wall_s
     if result.status == "output_limit":
         return TestVerdict(Verdict.OUTPUT_LIMIT, time_s)
     if result.status == "timeout":
         return TestVerdict(Verdict.TIME_LIMIT, time_s)
-    if result.oom_killed or any(marker in result.stderr for marker in _MEMORY_MARKERS):
-        return TestVerdict(Verdict.MEMORY_LIMIT, time_s, _tail(result.stderr))
     if not result.ok:
+        if result.oom_killed or any(text in result.stderr for text in _MEMORY_MARKERS):
+            return TestVerdict(Verdict.MEMORY_LIMIT, time_s, _tail(result.stderr))
         if isinstance(test, AssertTest) and "AssertionError" in result.stderr:
             return TestVerdict(Verdict.WRONG_ANSWER, time_s, _tail(result.stderr))
         how = f"signal {result.signal}" if result.status == "signaled" else f"exit code {result.exit_code}"
         return TestVerdict(Verdict.RUNTIME_ERROR, time_s, f"{how}: {_tail(result.stderr)}".rstrip(": "))
     if isinstance(test, AssertTest):
-        return TestVerdict(Verdict.ACCEPTED, time_s)
+        if result.stdout.endswith(marker):
+            return TestVerdict(Verdict.ACCEPTED, time_s)
+        return TestVerdict(Verdict.WRONG_ANSWER, time_s, "the program ended before its tests did")
     if isinstance(test, StdioTest):
         if stdio_match(result.stdout, test.output, suite.comparison):
             return TestVerdict(Verdict.ACCEPTED, time_s)
         return TestVerdict(Verdict.WRONG_ANSWER, time_s, _mismatch(result.stdout, test.output))
-    return _call_verdict(test, result, suite.comparison, time_s)
+    return _call_verdict(test, result, suite.comparison, time_s, marker)
 
 
-def _call_verdict(test: CallTest, result: ProcessResult, comparison: Comparison, time_s: float) -> TestVerdict:
-    _, marker, payload = result.stdout.rpartition(RESULT_MARKER)
-    if not marker:
+def _call_verdict(
+    test: CallTest, result: ProcessResult, comparison: Comparison, time_s: float, marker: str
+) -> TestVerdict:
+    _, found, payload = result.stdout.rpartition(marker)
+    if not found:
         return TestVerdict(Verdict.RUNTIME_ERROR, time_s, "the function returned no printable result")
     try:
         got = json.loads(payload)

@@ -29,7 +29,9 @@ import traceback
 PR_SET_DUMPABLE = 4
 STDERR_TAIL = 4096
 # Pre-imported so forked Python tests don't pay for the usual competitive-programming imports.
-WARM_MODULES = ("math", "collections", "itertools", "functools", "heapq", "bisect", "re", "string", "io")
+WARM_MODULES = (
+    "math", "collections", "itertools", "functools", "heapq", "bisect", "re", "string", "typing", "random",
+)  # fmt: skip
 
 
 def make_non_dumpable():
@@ -64,7 +66,7 @@ class Child:
         self.started = started
         self.output_exceeded = False
         self.timed_out = False
-        self.result = None
+        self.pidfd = -1
 
 
 def spawn(spec, limits):
@@ -82,6 +84,9 @@ def spawn(spec, limits):
             os.closerange(3, 65536)
             set_limits(limits, spec["address_space"])
             if spec["python_codes"] is None:
+                # Python ignores these; an exec'd program expects the defaults (die on EPIPE, on file size).
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+                signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
                 os.execv(spec["argv"][0], spec["argv"])
             run_python(spec["python_codes"])
         except BaseException as exc:
@@ -89,7 +94,9 @@ def spawn(spec, limits):
         os._exit(127)
     os.close(out_w)
     os.close(err_w)
-    return Child(spec["index"], pid, out_r, err_r, time.monotonic())
+    child = Child(spec["index"], pid, out_r, err_r, time.monotonic())
+    child.pidfd = os.pidfd_open(pid)
+    return child
 
 
 def run_python(codes):
@@ -136,14 +143,19 @@ def run_children(specs, parallel, limits, emit):
             running[child.pid] = child
             for fd in child.fds:
                 selector.register(fd, selectors.EVENT_READ, child)
+            # Readable when the child exits: reaping waits for no timer.
+            selector.register(child.pidfd, selectors.EVENT_READ, child)
         now = time.monotonic()
         wait = min(child.started + limits["wall_s"] for child in running.values()) - now
-        for key, _ in selector.select(timeout=max(0.0, min(wait, 0.05))):
-            read_some(key, selector, limits)
-        for child in reap(running, limits):
-            drain(child, selector, limits)
+        for key, _ in selector.select(timeout=max(0.0, wait)):
+            if key.fd != key.data.pidfd:
+                read_some(key, selector, limits)
+        for child, status, usage, elapsed in reap(running, limits):
+            drain(child, selector, limits)  # what it wrote before exiting is still in the pipes
+            selector.unregister(child.pidfd)
+            os.close(child.pidfd)
             del running[child.pid]
-            emit(child.result)
+            emit(result_of(child, status, usage, elapsed, limits))
 
 
 def read_some(key, selector, limits):
@@ -181,6 +193,7 @@ def drain(child, selector, limits):
             pass  # a grandchild still holds the pipe: what it writes later is not this test's
         os.close(fd)
     child.fds.clear()
+    child.output_exceeded = child.output_exceeded or child.sizes["stdout"] > limits["output_bytes"]
 
 
 def reap(running, limits):
@@ -205,8 +218,7 @@ def reap(running, limits):
         child = running.get(pid)
         if child is not None:
             kill_group(pid)  # anything it left behind in its group
-            child.result = result_of(child, status, usage, time.monotonic() - child.started, limits)
-            ended.append(child)
+            ended.append((child, status, usage, time.monotonic() - child.started))
     return ended
 
 
@@ -245,6 +257,9 @@ def write_files(root, files):
 
 def main():
     make_non_dumpable()
+    # As PID 1 the runner gets no signal it has no handler for; Python's SIGINT handler
+    # would let a test abort the whole run with KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     job = json.loads(sys.stdin.buffer.read())
     os.close(0)
     out = sys.stdout

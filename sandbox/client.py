@@ -1,0 +1,125 @@
+"""RemoteJudge: the JudgeBackend of sandbox/judge.py, answered by one or several sandbox services.
+
+    judge = RemoteJudge(["http://sandbox-1:8080", "http://sandbox-2:8080"])
+    report = judge.judge("python", code, suite, Limits(time_s=1))
+
+Requests go round-robin over the URLs. A URL that refuses the connection, drops it or
+answers 5xx is skipped (and tried last for a while); SandboxUnavailable is raised
+when none answers. A 4xx means the request itself is wrong: ValueError, as LocalJudge
+raises for the same input. One connection pool per process (workers may fork).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from sandbox.executor import Limits
+from sandbox.judge import JudgeReport, TestSuite
+from sandbox.wire import limits_to_dict, report_from_dict, suite_to_dict
+
+# Failures where the sandbox never ran the request (or died running it): another URL may.
+_FAIL_OVER = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+
+
+class SandboxUnavailable(RuntimeError):
+    """No sandbox service answered."""
+
+
+class RemoteJudge:
+    def __init__(
+        self,
+        urls: str | Sequence[str],
+        token: str | None = None,
+        queue_margin_s: float = 60.0,  # beyond the run's total_s: time the request may wait for a free sandbox
+        down_for_s: float = 10.0,  # a URL that failed goes last for this long
+        max_connections: int = 64,
+    ) -> None:
+        self.urls = [url.rstrip("/") for url in ([urls] if isinstance(urls, str) else urls)]
+        if not self.urls:
+            raise ValueError("RemoteJudge needs at least one sandbox URL")
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.queue_margin_s = queue_margin_s
+        self.down_for_s = down_for_s
+        self.max_connections = max_connections
+        self._turn = itertools.count()
+        self._down_until: dict[str, float] = {}
+        self._client: httpx.Client | None = None
+        self._client_pid = 0
+
+    def judge(
+        self, language: str, code: str, suite: TestSuite, limits: Limits, stop_on_first_failure: bool = False
+    ) -> JudgeReport:
+        body = {
+            "language": language,
+            "code": code,
+            "suite": suite_to_dict(suite),
+            "limits": limits_to_dict(limits),
+            "stop_on_first_failure": stop_on_first_failure,
+        }
+        return report_from_dict(self._post("/v1/judge", body, limits.total_s + self.queue_margin_s))
+
+    def _post(self, path: str, body: dict[str, Any], timeout_s: float) -> Any:
+        failures = []
+        timeout = httpx.Timeout(timeout_s, connect=5.0)
+        for url in self._order():
+            try:
+                response = self._http().post(url + path, json=body, timeout=timeout)
+            except _FAIL_OVER as exc:
+                failures.append(f"{url}: {type(exc).__name__}: {exc}")
+                self._down_until[url] = time.monotonic() + self.down_for_s
+                continue
+            except httpx.TimeoutException as exc:  # it took the run but did not answer: running it again won't help
+                raise SandboxUnavailable(f"{url} did not answer within {timeout_s:.0f}s: {exc}") from exc
+            if response.status_code >= 500:
+                failures.append(f"{url}: HTTP {response.status_code}: {response.text[:200]}")
+                self._down_until[url] = time.monotonic() + self.down_for_s
+                continue
+            if response.status_code >= 400:
+                raise ValueError(f"sandbox rejected the request ({response.status_code}): {_error_of(response)}")
+            return response.json()
+        raise SandboxUnavailable("no sandbox service answered: " + "; ".join(failures))
+
+    def _order(self) -> list[str]:
+        """Round-robin from this call's turn; URLs that failed recently go last."""
+        start = next(self._turn) % len(self.urls)
+        rotated = self.urls[start:] + self.urls[:start]
+        now = time.monotonic()
+        return sorted(rotated, key=lambda url: self._down_until.get(url, 0.0) > now)
+
+    def _http(self) -> httpx.Client:
+        if self._client is None or self._client_pid != os.getpid():  # a forked child must not share sockets
+            limits = httpx.Limits(max_connections=self.max_connections, max_keepalive_connections=self.max_connections)
+            self._client = httpx.Client(headers=self.headers, limits=limits)
+            self._client_pid = os.getpid()
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None and self._client_pid == os.getpid():
+            self._client.close()
+        self._client = None
+
+    def __getstate__(self) -> dict[str, Any]:  # picklable for process pools: the client is made anew there
+        return self.__dict__ | {"_client": None, "_turn": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state | {"_turn": itertools.count()})
+
+    def __enter__(self) -> RemoteJudge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _error_of(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:500]
+    return str(body.get("error") or body.get("detail") or body) if isinstance(body, dict) else str(body)

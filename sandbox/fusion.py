@@ -1,0 +1,151 @@
+"""SandboxFusion's `POST /run_code`, answered the way SandboxFusion answers it.
+
+verl (`sandbox_fusion.url`) and other SandboxFusion clients post one program with one
+stdin and read back the compile and run results. Field names, defaults, null
+conventions and status rules follow SandboxFusion's own code:
+`sandbox/server/sandbox_api.py` (RunCodeRequest, RunCodeResponse, parse_run_status)
+and `sandbox/runners/types.py` (CommandRunResult, CommandRunStatus, Language).
+
+- no compile step (Python, Node.js): `compile_result` is null; a Python syntax error is a
+  run that exited with code 1, as it is for `python main.py`;
+- a failed or timed-out compile: `run_result` is null;
+- `TimeLimitExceeded` results have a null `return_code`; a program killed by a signal
+  has `return_code` = -signal (as asyncio reports it); killed for printing more than
+  the output limit: -9;
+- status: `SandboxError` if any result is `Error` (message: its stderr), else `Failed` on
+  a time limit or a non-zero return code, else `Success`; `message` is empty unless
+  `SandboxError`;
+- `memory_limit_MB` <= 0 (SandboxFusion: unlimited) gets the service's default bound;
+- `files` and `fetch_files` are accepted and ignored: programs read stdin only here.
+"""
+
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+
+from sandbox.executor import Execution, Limits, ProcessResult
+from sandbox.languages import LANGUAGES, Language, UnknownLanguage, get_language
+
+# SandboxFusion's `Language` literal: anything else is a 422 there, and here unless it is one
+# of our own language names (c, javascript, ...).
+FUSION_LANGUAGES = frozenset(
+    {
+        "python", "cpp", "nodejs", "go", "go_test", "java", "php", "csharp", "bash", "typescript", "sql",
+        "rust", "cuda", "lua", "R", "perl", "D_ut", "ruby", "scala", "julia", "pytest", "junit",
+        "kotlin_script", "jest", "verilog", "python_gpu", "lean", "swift", "racket",
+    }
+)  # fmt: skip
+_SLACK_S = 10.0  # on top of compile and run time: sandbox start-up and teardown
+
+
+class RunCodeRequest(BaseModel):
+    """SandboxFusion's RunCodeRequest: same fields, types and defaults."""
+
+    compile_timeout: float = Field(10, description="compile timeout for compiled languages")
+    run_timeout: float = Field(10, description="code run timeout")
+    memory_limit_MB: int = Field(-1, description="maximum memory allowed in megabytes")
+    code: str = Field(..., description="the code to run")
+    stdin: str | None = Field(None, description="optional string to pass into stdin")
+    language: str = Field(..., description="the language or execution mode to run the code")
+    files: dict[str, str | None] = Field({}, description="ignored here: files are not supported")
+    fetch_files: list[str] = Field([], description="ignored here: files are not supported")
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, language: str) -> str:
+        if language in FUSION_LANGUAGES:
+            return language
+        get_language(language)  # raises UnknownLanguage (a ValueError): reported under `language`
+        return language
+
+    def resolve_language(self) -> Language | None:
+        """Our language for this request; None for SandboxFusion languages we do not run."""
+        try:
+            return get_language(self.language)
+        except UnknownLanguage:
+            return None
+
+    def limits(self, default_memory_mb: int) -> Limits:
+        memory_mb = self.memory_limit_MB if self.memory_limit_MB > 0 else default_memory_mb
+        return Limits(
+            time_s=self.run_timeout,
+            wall_s=self.run_timeout,
+            memory_mb=memory_mb,
+            compile_s=self.compile_timeout,
+            total_s=2 * self.compile_timeout + self.run_timeout + _SLACK_S,  # compiles get 2x their CPU time as wall
+        )
+
+
+def command_result(result: ProcessResult) -> dict[str, Any]:
+    """SandboxFusion's CommandRunResult of one process."""
+    timed_out = result.status == "timeout"
+    return {
+        "status": "TimeLimitExceeded" if timed_out else "Finished",
+        "execution_time": result.wall_s,
+        "return_code": None if timed_out else _return_code(result),
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+    }
+
+
+def _return_code(result: ProcessResult) -> int | None:
+    if result.status == "signaled" and result.signal is not None:
+        return -result.signal
+    if result.status == "output_limit":
+        return -signal.SIGKILL
+    return result.exit_code
+
+
+def _missing(execution: Execution) -> dict[str, Any]:
+    """A stage that produced no result: cut off by the run's time budget, or the sandbox failed."""
+    if execution.timed_out:
+        return {"status": "TimeLimitExceeded", "execution_time": None, "return_code": None, "stdout": "", "stderr": ""}
+    return sandbox_error_result(execution.sandbox_error or "the sandbox ended without a result")
+
+
+def sandbox_error_result(message: str) -> dict[str, Any]:
+    return {"status": "Error", "execution_time": None, "return_code": None, "stdout": None, "stderr": message}
+
+
+def unsupported(language: str) -> dict[str, Any]:
+    """A SandboxFusion language this sandbox has no toolchain for: a sandbox-side error, as there."""
+    runs = f"{sorted(LANGUAGES)} (SandboxFusion's nodejs is javascript)"
+    return response(
+        None, sandbox_error_result(f"language {language!r} is not supported by this sandbox; it runs {runs}")
+    )
+
+
+def run_code_response(language: Language, execution: Execution) -> dict[str, Any]:
+    compile_result = run_result = None
+    compiled = execution.compile
+    if language.compile is None and compiled is not None:  # Python's syntax check: a failed run there
+        run_result = command_result(compiled)
+    elif language.compile is not None and compiled is None:
+        compile_result = _missing(execution)
+    else:
+        compile_result = command_result(compiled) if compiled is not None else None
+        if compiled is None or compiled.ok:
+            run = execution.tests[0]
+            run_result = command_result(run) if run is not None else _missing(execution)
+    return response(compile_result, run_result)
+
+
+def response(compile_result: dict[str, Any] | None, run_result: dict[str, Any] | None) -> dict[str, Any]:
+    """SandboxFusion's RunCodeResponse, status and message by its parse_run_status rules."""
+    results = [r for r in (compile_result, run_result) if r is not None]
+    status, message = "Success", ""
+    if errors := [r for r in results if r["status"] == "Error"]:
+        status, message = "SandboxError", errors[0]["stderr"] or ""
+    elif any(r["status"] == "TimeLimitExceeded" or r["return_code"] not in (None, 0) for r in results):
+        status = "Failed"
+    return {
+        "status": status,
+        "message": message,
+        "compile_result": compile_result,
+        "run_result": run_result,
+        "executor_pod_name": None,
+        "files": {},
+    }
