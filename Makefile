@@ -11,7 +11,7 @@ APT_IF_MISSING := default-jdk-headless:javac nodejs:node
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: serve test lint bench clean
+.PHONY: serve test lint bench demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,8 @@ $(BIN)/python:
 $(STAMP): pyproject.toml $(SYSTEM_STAMP) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@# PyPI's torchvision/torchaudio/torchcodec do not import beside the CPU torch (vLLM pulls them in).
+	$(BIN)/python -m pip uninstall --quiet --yes torchvision torchaudio torchcodec
 	touch $(STAMP)
 
 $(SYSTEM_STAMP): Makefile | $(BIN)/python
@@ -44,6 +46,9 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/math_throughput.py
 	$(BIN)/python bench/code_throughput.py --http
+
+demo: $(STAMP)
+	$(BIN)/trainer-client demo --output runs/demo
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
