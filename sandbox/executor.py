@@ -214,9 +214,10 @@ class _Sandbox:
         watchdog = threading.Timer(total_s, self._kill)
         watchdog.start()
         try:
+            payload = json.dumps(job).encode("utf-8", "surrogatepass")
             with contextlib.suppress(BrokenPipeError):
-                self.process.stdin.write(json.dumps(job).encode("utf-8", "surrogatepass"))
-                self.process.stdin.close()
+                self.process.stdin.write(b"%d\n" % len(payload) + payload)
+                self.process.stdin.flush()
             oom_seen, stopped = 0, False
             for line in self.process.stdout:
                 message = json.loads(line)
@@ -232,6 +233,7 @@ class _Sandbox:
                 if on_result is not None and on_result(message["index"], result) is False:
                     stopped = True
                     break
+                self._grant_credit()
             execution.timed_out = watchdog.finished.is_set()  # set here only if it fired
             if not (stopped or execution.timed_out):
                 with contextlib.suppress(subprocess.TimeoutExpired):
@@ -253,6 +255,12 @@ class _Sandbox:
             execution.sandbox_error = f"sandbox runner ended with code {returncode}: {tail}"
         if self.cgroup is not None:
             execution.peak_memory_bytes = self.cgroup.peak_memory_bytes()
+
+    def _grant_credit(self) -> None:
+        """One more test may start: the runner waits for these (see run_children)."""
+        with contextlib.suppress(BrokenPipeError, ValueError):
+            self.process.stdin.write(b"+")
+            self.process.stdin.flush()
 
     def _kill(self) -> None:
         if self.process is not None and self.process.poll() is None:

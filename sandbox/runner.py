@@ -132,23 +132,40 @@ def kill_group(pid):
             os.kill(target, signal.SIGKILL)
 
 
-def run_children(specs, parallel, limits, emit):
-    """Run every spec, at most `parallel` at once; `emit` each result as its child ends."""
+def run_children(specs, parallel, limits, emit, credits_fd=None):
+    """Run every spec, at most `parallel` at once; `emit` each result as its child ends.
+
+    With `credits_fd`, a test starts only on credit: `parallel` to begin with, one more for
+    each byte the host sends after judging a result. The host stops the run by closing the
+    pipe instead, so at most `parallel - 1` tests run past the first failure it sees.
+    """
     pending = list(reversed(specs))
     running = {}
     selector = selectors.DefaultSelector()
+    credits = parallel if credits_fd is not None else len(specs)
+    if credits_fd is not None:
+        selector.register(credits_fd, selectors.EVENT_READ, None)
     while pending or running:
-        while pending and len(running) < parallel:
+        while pending and len(running) < parallel and credits > 0:
+            credits -= 1
             child = spawn(pending.pop(), limits)
             running[child.pid] = child
             for fd in child.fds:
                 selector.register(fd, selectors.EVENT_READ, child)
             # Readable when the child exits: reaping waits for no timer.
             selector.register(child.pidfd, selectors.EVENT_READ, child)
-        now = time.monotonic()
-        wait = min(child.started + limits["wall_s"] for child in running.values()) - now
-        for key, _ in selector.select(timeout=max(0.0, wait)):
-            if key.fd != key.data.pidfd:
+        if not running:
+            wait = None  # only the host's credits can let a test start
+        else:
+            wait = max(0.0, min(child.started + limits["wall_s"] for child in running.values()) - time.monotonic())
+        for key, _ in selector.select(timeout=wait):
+            if key.data is None:  # the host's credits
+                granted = os.read(credits_fd, 4096)
+                credits += len(granted)
+                if not granted:  # the host stopped the run
+                    selector.unregister(credits_fd)
+                    pending.clear()
+            elif key.fd != key.data.pidfd:
                 read_some(key, selector, limits)
         for child, status, usage, elapsed in reap(running, limits):
             drain(child, selector, limits)  # what it wrote before exiting is still in the pipes
@@ -260,8 +277,9 @@ def main():
     # As PID 1 the runner gets no signal it has no handler for; Python's SIGINT handler
     # would let a test abort the whole run with KeyboardInterrupt.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    job = json.loads(sys.stdin.buffer.read())
-    os.close(0)
+    # The job: a length line, then its JSON; the pipe stays open for the host's credits.
+    size = int(sys.stdin.buffer.readline())
+    job = json.loads(sys.stdin.buffer.read(size))
     out = sys.stdout
 
     def emit(message):
@@ -309,7 +327,7 @@ def main():
                 "python_codes": codes,
             }
         )
-    run_children(specs, job["parallel"], job["limits"], emit)
+    run_children(specs, job["parallel"], job["limits"], emit, credits_fd=0)
 
 
 if __name__ == "__main__":

@@ -110,7 +110,9 @@ def test_judge_compile_error_time_limit_and_stop_on_first_failure(sandbox: Local
     assert verdicts(broken) == ["compile_error", "compile_error"] and "main.cpp" in broken["compile_error"]
 
     spin = {"language": "python", "code": "while True: pass", "suite": SUM_SUITE, "limits": {"time_s": 0.5}}
-    assert verdicts(judge(sandbox, spin | {"stop_on_first_failure": True}))[0] == "time_limit"
+    # Tests run in parallel: whichever times out first stops the run, the other may be skipped.
+    spun = verdicts(judge(sandbox, spin | {"stop_on_first_failure": True}))
+    assert "time_limit" in spun and set(spun) <= {"time_limit", "skipped"}
 
     wrong = {"language": "python", "code": "print(0)", "suite": SUM_SUITE, "limits": {"time_s": 1}}
     stopped = verdicts(judge(sandbox, wrong | {"stop_on_first_failure": True}))
