@@ -20,7 +20,7 @@ def make_config(tmp: Path, url: str, algorithm: dict, steps: int, backend: str =
         {
             "model": {"build_tiny": True, "path": str(tmp.parent / "tiny-model")},
             "data": {"prompts": str(prompts)},
-            "rollout": {"backend": backend, "prompts_per_step": 8, "samples_per_prompt": 8, "max_new_tokens": 5},
+            "rollout": {"backend": backend, "prompts_per_step": 8, "samples_per_prompt": 16, "max_new_tokens": 5},
             "algorithm": algorithm,
             "reward": {"urls": [url]},
             "train": {"steps": steps, "seed": 0, "output_dir": str(tmp / "run"), **train_options},
@@ -33,7 +33,7 @@ def metrics(run: Path) -> list[dict]:
 
 
 def test_grpo_on_the_sort_task_learns(server: LocalServer, tmp_path: Path) -> None:
-    config = make_config(tmp_path, server.url, {"name": "grpo", "learning_rate": 3e-3}, steps=30)
+    config = make_config(tmp_path, server.url, {"name": "grpo", "learning_rate": 1e-3}, steps=40)
     rows = metrics(train(config))
     assert [row["step"] for row in rows] == list(range(30))
     first = sum(row["reward_mean"] for row in rows[:5]) / 5

@@ -15,14 +15,14 @@ prompts = "{output}/sort.jsonl"
 
 [rollout]
 prompts_per_step = 8
-samples_per_prompt = 8
+samples_per_prompt = 16
 max_new_tokens = 5
 temperature = 1.0
 chunks = 2
 
 [algorithm]
 name = "grpo"
-learning_rate = 3e-3
+learning_rate = 1e-3
 
 [reward]
 urls = ["{url}"]
@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.set_defaults(run=_train)
     demo = commands.add_parser("demo", help="GRPO on the sort task with a tiny model, on CPU")
     demo.add_argument("--output", default="runs/demo")
-    demo.add_argument("--steps", type=int, default=60)
+    demo.add_argument("--steps", type=int, default=200)
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(run=_demo)
     return parser
