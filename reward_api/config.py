@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, TypeVar
 
 
 @dataclass(frozen=True)
@@ -33,21 +33,26 @@ class Config:
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Config:
         """Defaults, then `REWARD_API_*` variables, then explicit overrides (CLI flags)."""
-        environ = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            raw = environ.get(f"REWARD_API_{f.name.upper()}")
-            if raw is not None:
-                values[f.name] = _parse(f.name, type(getattr(cls, f.name)), raw)
-        config = cls(**values)
-        return replace(config, **{k: v for k, v in overrides.items() if v is not None})
+        return settings_from_env(cls, "REWARD_API_", environ, overrides)
 
     def worker_count(self) -> int:
         return self.workers if self.workers > 0 else (os.cpu_count() or 1)
 
 
-def _parse(name: str, kind: type, raw: str) -> Any:
-    try:
-        return kind(raw)
-    except ValueError as exc:
-        raise ValueError(f"REWARD_API_{name.upper()}={raw!r} is not a valid {kind.__name__}") from exc
+T = TypeVar("T")
+
+
+def settings_from_env(cls: type[T], prefix: str, environ: dict[str, str] | None, overrides: dict[str, Any]) -> T:
+    """A frozen settings dataclass from its defaults, then `<prefix><FIELD>` variables, then overrides."""
+    environ = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        raw = environ.get(f"{prefix}{f.name.upper()}")
+        if raw is None:
+            continue
+        kind = type(getattr(cls, f.name))
+        try:
+            values[f.name] = kind(raw)
+        except ValueError as exc:
+            raise ValueError(f"{prefix}{f.name.upper()}={raw!r} is not a valid {kind.__name__}") from exc
+    return replace(cls(**values), **{k: v for k, v in overrides.items() if v is not None})

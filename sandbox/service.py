@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from fastapi import Depends, FastAPI, HTTPException, Request, Response
@@ -27,6 +27,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+from reward_api.config import settings_from_env
 from sandbox import fusion
 from sandbox.executor import Executor, Limits, TestInput
 from sandbox.isolation import Isolation
@@ -55,17 +56,7 @@ class ServiceConfig:
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> ServiceConfig:
-        environ = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            raw = environ.get(f"SANDBOX_{f.name.upper()}")
-            if raw is not None:
-                kind = type(getattr(cls, f.name))
-                try:
-                    values[f.name] = kind(raw)
-                except ValueError:
-                    raise ValueError(f"SANDBOX_{f.name.upper()}={raw!r} is not a valid {kind.__name__}") from None
-        return replace(cls(**values), **{k: v for k, v in overrides.items() if v is not None})
+        return settings_from_env(cls, "SANDBOX_", environ, overrides)
 
     def worker_count(self) -> int:
         return self.workers if self.workers > 0 else (os.cpu_count() or 1)
