@@ -218,14 +218,18 @@ class _Sandbox:
             with contextlib.suppress(BrokenPipeError):
                 self.process.stdin.write(b"%d\n" % len(payload) + payload)
                 self.process.stdin.flush()
+            if not job["compile"]:
+                self._grant_credit(job["parallel"])
             oom_seen, stopped = 0, False
             for line in self.process.stdout:
                 message = json.loads(line)
                 oom_now = self.cgroup.oom_kills() if self.cgroup else 0
                 if "compile" in message:
                     execution.compile = ProcessResult.from_runner(message["compile"])
-                    if self.cgroup is not None:
-                        self.cgroup.enter_test_phase()
+                    if execution.compile.ok:
+                        if self.cgroup is not None:
+                            self.cgroup.enter_test_phase()  # before any test may start
+                        self._grant_credit(job["parallel"])
                     continue
                 result = ProcessResult.from_runner(message)
                 result.oom_killed, oom_seen = oom_now > oom_seen, oom_now
@@ -256,10 +260,10 @@ class _Sandbox:
         if self.cgroup is not None:
             execution.peak_memory_bytes = self.cgroup.peak_memory_bytes()
 
-    def _grant_credit(self) -> None:
-        """One more test may start: the runner waits for these (see run_children)."""
+    def _grant_credit(self, count: int = 1) -> None:
+        """`count` more tests may start: the runner waits for these (see run_children)."""
         with contextlib.suppress(BrokenPipeError, ValueError):
-            self.process.stdin.write(b"+")
+            self.process.stdin.write(b"+" * count)
             self.process.stdin.flush()
 
     def _kill(self) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import errno
 import os
 import shutil
 import signal
@@ -123,8 +124,19 @@ class RunCgroup:
         (self.dirs["pids"] / "pids.max").write_text(str(size.pids))
 
     def enter_test_phase(self) -> None:
-        """Compiling is over: tighten memory to what the tests may use."""
-        self._set_memory(self.size.memory_bytes(self.size.memory_mb))
+        """Compiling is over: tighten memory to what the tests may use.
+
+        The kernel refuses (EBUSY) while usage is above the new limit and not yet reclaimed;
+        give reclaim a moment, then fail the run rather than test under the looser limit.
+        """
+        for attempt in range(20):
+            try:
+                self._set_memory(self.size.memory_bytes(self.size.memory_mb))
+                return
+            except OSError as exc:
+                if exc.errno != errno.EBUSY or attempt == 19:
+                    raise
+                time.sleep(0.01)
 
     def _set_memory(self, limit: int) -> None:
         memory = self.dirs["memory"]

@@ -135,14 +135,15 @@ def kill_group(pid):
 def run_children(specs, parallel, limits, emit, credits_fd=None):
     """Run every spec, at most `parallel` at once; `emit` each result as its child ends.
 
-    With `credits_fd`, a test starts only on credit: `parallel` to begin with, one more for
-    each byte the host sends after judging a result. The host stops the run by closing the
-    pipe instead, so at most `parallel - 1` tests run past the first failure it sees.
+    With `credits_fd`, a test starts only on credit, one byte from the host each: `parallel`
+    once the host is ready (after tightening limits that compiling needed looser), then one
+    more for each result it has judged. The host stops the run by granting no more, so at
+    most `parallel - 1` tests run past the first failure it sees.
     """
     pending = list(reversed(specs))
     running = {}
     selector = selectors.DefaultSelector()
-    credits = parallel if credits_fd is not None else len(specs)
+    credits = 0 if credits_fd is not None else len(specs)
     if credits_fd is not None:
         selector.register(credits_fd, selectors.EVENT_READ, None)
     while pending or running:
@@ -272,14 +273,31 @@ def write_files(root, files):
             handle.write(content)
 
 
+def read_job(fd):
+    """A length line, then the job's JSON. Unbuffered: the credits that follow on the same
+    pipe must stay in it for run_children."""
+    header = b""
+    while not header.endswith(b"\n"):
+        byte = os.read(fd, 1)
+        if not byte:
+            raise EOFError("the host closed the pipe before sending a job")
+        header += byte
+    remaining, chunks = int(header), []
+    while remaining:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise EOFError("the host closed the pipe in the middle of the job")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return json.loads(b"".join(chunks))
+
+
 def main():
     make_non_dumpable()
     # As PID 1 the runner gets no signal it has no handler for; Python's SIGINT handler
     # would let a test abort the whole run with KeyboardInterrupt.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    # The job: a length line, then its JSON; the pipe stays open for the host's credits.
-    size = int(sys.stdin.buffer.readline())
-    job = json.loads(sys.stdin.buffer.read(size))
+    job = read_job(0)
     out = sys.stdout
 
     def emit(message):
