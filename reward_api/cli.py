@@ -121,13 +121,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def run_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
+    """Run the chosen sub-command (each sets `run`); an expected failure prints `<prog>: error: ...`, exit 2."""
+    args = parser.parse_args(argv)
     try:
         return args.run(args)
     except (ValueError, OSError, IsolationUnavailable) as exc:
-        print(f"reward-api: error: {exc}", file=sys.stderr)
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_command(build_parser(), argv)
 
 
 if __name__ == "__main__":

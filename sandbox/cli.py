@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from reward_api.cli import configure_logging
+from reward_api.cli import configure_logging, run_command
 from sandbox.isolation import Isolation, IsolationUnavailable
 
 
@@ -47,12 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return args.run(args)
-    except (ValueError, OSError) as exc:
-        print(f"sandbox: error: {exc}", file=sys.stderr)
-        return 2
+    return run_command(build_parser(), argv)
 
 
 if __name__ == "__main__":

@@ -21,17 +21,8 @@ from sandbox.judge import (
     stdio_match,
 )
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
+from tests.verdicts import CE, MLE, OLE, RE, SKIP, TLE, WA, A
 
-A, WA, RE, TLE, MLE, OLE, CE, SKIP = (
-    Verdict.ACCEPTED,
-    Verdict.WRONG_ANSWER,
-    Verdict.RUNTIME_ERROR,
-    Verdict.TIME_LIMIT,
-    Verdict.MEMORY_LIMIT,
-    Verdict.OUTPUT_LIMIT,
-    Verdict.COMPILE_ERROR,
-    Verdict.SKIPPED,
-)
 STRICT = Comparison()
 NOCASE = Comparison(case_sensitive=False)
 FAST = Limits(time_s=1, wall_s=2)

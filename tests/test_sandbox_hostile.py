@@ -41,6 +41,7 @@ from sandbox.isolation import CONTROLLERS, SANDBOX_UID, _own_cgroup
 from sandbox.judge import AssertTest, CallTest, JudgeReport, StdioTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
 from sandbox.languages import get_language
+from tests.verdicts import CE, MLE, OLE, RE, TLE, WA, A
 
 REPO = Path(__file__).resolve().parents[1]
 SECRET = f"hostile-secret-{uuid.uuid4().hex}"  # the service's REWARD_TEST_SECRET
@@ -50,15 +51,6 @@ BLOCKED = "blocked"
 SLACK_S = 5.0  # beyond a case's own limits: HTTP, sandbox start-up, a loaded 2-core machine
 DISK_SLACK_BYTES = 512 << 20
 
-A, WA, RE, TLE, MLE, OLE, CE = (
-    Verdict.ACCEPTED,
-    Verdict.WRONG_ANSWER,
-    Verdict.RUNTIME_ERROR,
-    Verdict.TIME_LIMIT,
-    Verdict.MEMORY_LIMIT,
-    Verdict.OUTPUT_LIMIT,
-    Verdict.COMPILE_ERROR,
-)
 JUDGED = frozenset(Verdict) - {Verdict.SKIPPED}
 
 FAST = Limits(time_s=1, wall_s=1.5, compile_s=5, total_s=30)

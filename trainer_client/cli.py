@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from reward_api.cli import run_command
+
 DEMO_CONFIG = """\
 [model]
 build_tiny = true
@@ -79,12 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return args.run(args)
-    except (ValueError, OSError) as exc:
-        print(f"trainer-client: error: {exc}", file=sys.stderr)
-        return 2
+    return run_command(build_parser(), argv)
 
 
 if __name__ == "__main__":
