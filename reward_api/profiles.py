@@ -74,8 +74,10 @@ class LanguageSettings(_Section):
 
     target_language: str | None = Field(
         None,
-        description="ISO 639-1 code; an item's own `target_language` wins; "
-        "when both are absent the prompt's language is used.",
+        description="ISO 639-1 code; an item's own `target_language` wins. When both are absent, the prompt's "
+        "language when detected confidently (a script that implies it, such as Han, or 3+ words clearly of one "
+        "language), else the chain of thought's own dominant language: the value is then how consistently it "
+        "keeps to one language. `details.language.target_source` says which.",
     )
     languages: tuple[str, ...] = Field(
         ("en", "zh", "ja", "ko", "fr", "de", "es", "pt", "it", "ru"),

@@ -23,6 +23,9 @@ from sandbox.executor import Limits
 from sandbox.judge import JudgeReport, TestSuite
 from sandbox.wire import limits_to_dict, report_from_dict, suite_to_dict
 
+# Beyond a run's total_s: how long a request may wait for a free sandbox (the service admits by it).
+QUEUE_MARGIN_S = 60.0
+
 # Failures where the sandbox never ran the request (or died running it): another URL may.
 _FAIL_OVER = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
@@ -36,7 +39,7 @@ class RemoteJudge:
         self,
         urls: str | Sequence[str],
         token: str | None = None,
-        queue_margin_s: float = 60.0,  # beyond the run's total_s: time the request may wait for a free sandbox
+        queue_margin_s: float = QUEUE_MARGIN_S,
         down_for_s: float = 10.0,  # a URL that failed goes last for this long
         max_connections: int = 64,
     ) -> None:

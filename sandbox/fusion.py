@@ -17,6 +17,10 @@ and `sandbox/runners/types.py` (CommandRunResult, CommandRunStatus, Language).
   `SandboxError`;
 - `memory_limit_MB` <= 0 (SandboxFusion: unlimited) gets the service's default bound;
 - `files` and `fetch_files` are accepted and ignored: programs read stdin only here.
+
+verl's client (`verl/utils/reward_score/sandbox_fusion/utils.py`, call_sandbox_api) reads
+for compile_timeout + run_timeout + 10 s and retries only a 504: the service starts a run
+only when it can still finish within that deadline (`start_within_s`), else answers 504.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ FUSION_LANGUAGES = frozenset(
     }
 )  # fmt: skip
 _SLACK_S = 10.0  # on top of compile and run time: sandbox start-up and teardown
+_VERL_READ_MARGIN_S = 10.0  # verl's API_TIMEOUT: it waits compile_timeout + run_timeout + this for an answer
+START_UP_S = 2.0  # sandbox start-up and teardown and the HTTP round trip (0.1 s on an idle host), generously
 
 
 class RunCodeRequest(BaseModel):
@@ -77,6 +83,19 @@ class RunCodeRequest(BaseModel):
             compile_s=self.compile_timeout,
             total_s=2 * self.compile_timeout + self.run_timeout + _SLACK_S,  # compiles get 2x their CPU time as wall
         )
+
+    def client_deadline_s(self) -> float:
+        """How long verl's client waits for the answer (call_sandbox_api's `request_timeout`)."""
+        return self.compile_timeout + self.run_timeout + _VERL_READ_MARGIN_S
+
+    def start_within_s(self, language: Language) -> float:
+        """The longest this run may wait for a worker and still answer within `client_deadline_s`.
+
+        The run is counted at its limits (a compile at its CPU limit; its wall limit, twice that, is only
+        reached on a starved host), so a run that starts in time finishes in time whatever the program does.
+        """
+        compile_s = self.compile_timeout if language.compile is not None else 0.0
+        return self.client_deadline_s() - (compile_s + self.run_timeout + START_UP_S)
 
 
 def command_result(result: ProcessResult) -> dict[str, Any]:

@@ -7,13 +7,20 @@
 Judging blocks on subprocesses, so it runs in a bounded thread pool (one sandbox per
 thread at a time; the executor spawns a sandbox per call and is safe to share): the
 event loop keeps answering /healthz while hostile programs spin in every thread.
+
+Admission: a run starts only while it can still finish before its client stops reading
+(verl: compile_timeout + run_timeout + 10 s); otherwise the answer is a 504 with
+Retry-After, which verl's client retries. Clients that send no headers (verl, the
+`sandbox-fusion` package) may carry the token in the URL (`UrlToken`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import os
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -21,14 +28,17 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import Depends, FastAPI, HTTPException, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from reward_api.config import settings_from_env
 from sandbox import fusion
+from sandbox.client import QUEUE_MARGIN_S
 from sandbox.executor import Executor, Limits, TestInput
 from sandbox.isolation import Isolation
 from sandbox.judge import JudgeReport, LocalJudge, StdioTest, TestSuite
@@ -39,6 +49,10 @@ log = logging.getLogger("sandbox.http")
 T = TypeVar("T")
 _KNOWN_PATHS = {"/v1/judge", "/run_code", "/healthz", "/readyz", "/metrics"}
 _RUN_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+# RemoteJudge reads for the run's total_s plus its queue margin: a /v1/judge request may wait that
+# long for a worker, less the sandbox's start-up.
+_JUDGE_START_WITHIN_S = QUEUE_MARGIN_S - fusion.START_UP_S
+_PATH_TOKEN = re.compile(r"^/token/([^/]+)(/.*)$")
 
 
 @dataclass(frozen=True)
@@ -51,7 +65,7 @@ class ServiceConfig:
     parallel: int = 0  # tests of one run at once inside its sandbox; 0 = one per CPU core
     isolation: str = "bwrap"  # or "none": no isolation at all, trusted code only
     run_code_memory_mb: int = 1024  # /run_code's memory bound when memory_limit_MB <= 0 (unlimited there)
-    auth_token: str = ""  # when set, /v1/judge and /run_code need `Authorization: Bearer <token>`
+    auth_token: str = ""  # when set, /v1/judge and /run_code need it: `Authorization: Bearer <token>` or in the URL
     log_level: str = "info"
 
     @classmethod
@@ -90,35 +104,94 @@ class SandboxMetrics:
         self.errors = Counter(
             "sandbox_errors", "Runs that failed on the sandbox side", ["endpoint", "kind"], registry=r
         )
+        self.rejected = Counter(
+            "sandbox_rejected",
+            "Requests answered 504 because no worker could start them in time for their client's deadline",
+            ["endpoint", "reason"],
+            registry=r,
+        )
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
 
 
+class Busy(Exception):
+    """No worker can start this run in time for it to finish before its client stops reading: a 504."""
+
+    def __init__(self, reason: str, start_within_s: float, waiting: int, workers: int, retry_after_s: int) -> None:
+        super().__init__(
+            f"the sandbox is busy: no worker could start this run within {start_within_s:.1f}s, the longest it may"
+            f" wait and still finish before its client's deadline ({waiting} other runs waiting for {workers}"
+            " workers); retry later"
+        )
+        self.reason = reason
+        self.start_within_s = start_within_s
+        self.waiting = waiting
+        self.retry_after_s = retry_after_s
+
+
+def earliest_start_s(ahead: int, workers: int, fastest_run_s: float | None) -> float:
+    """When a run with `ahead` runs waiting before it can start on `workers` workers, at the earliest.
+
+    A lower bound, not an average, on purpose: a run is refused at once only when the queue could not
+    drain in time even if every run were as fast as the fastest yet; any other run waits until its time is
+    up. verl retries a 504 only twice, 1 s and 2 s later: refused at once on an estimate, a run comes back
+    to the same queue and ends as a 0 (12 runs of 7 s on 2 workers: 4 lost), while a 504 sent when its wait
+    is over gives the retry a whole new deadline (all 12 pass).
+    """
+    return (ahead // workers) * (fastest_run_s or 0.0)
+
+
 class _Runner:
-    """The bounded thread pool where blocking sandbox runs happen, with their metrics."""
+    """Blocking sandbox runs on `workers` threads, each started in time for its client or refused with Busy.
+
+    Runs wait for a worker on the event loop, first come first served, not in the thread pool's queue: a wait
+    ends with Busy when the run could no longer finish before its client's deadline (its `start_within_s`),
+    so no program runs for a client that has already given up (verl then scores it 0 as a read timeout).
+    """
 
     def __init__(self, config: ServiceConfig, metrics: SandboxMetrics) -> None:
         self.executor = Executor(Isolation(config.isolation), parallel=config.parallel or None)
         self.judge = LocalJudge(self.executor)
-        self.pool = ThreadPoolExecutor(config.worker_count(), thread_name_prefix="sandbox")
+        self.workers = config.worker_count()
+        self.pool = ThreadPoolExecutor(self.workers, thread_name_prefix="sandbox")
+        self.free_workers = asyncio.Semaphore(self.workers)
+        self.waiting = 0
+        self.fastest_run_s: float | None = None  # since start, the self-test included
         self.metrics = metrics
-        metrics.workers.set(config.worker_count())
+        metrics.workers.set(self.workers)
 
-    async def call(self, endpoint: str, language: str, work: Callable[[], T]) -> T:
+    async def call(self, endpoint: str, language: str, work: Callable[[], T], start_within_s: float) -> T:
+        """`work()` on a worker thread; Busy when no worker is free within `start_within_s`."""
+        await self._wait_for_worker(start_within_s)
+        self.metrics.in_flight.inc()
+        started = time.perf_counter()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.pool, work)
+        finally:
+            seconds = time.perf_counter() - started
+            self.fastest_run_s = min(seconds, self.fastest_run_s or seconds)
+            self.metrics.in_flight.dec()
+            self.metrics.run_seconds.labels(endpoint, language).observe(seconds)
+            self.free_workers.release()
+
+    async def _wait_for_worker(self, start_within_s: float) -> None:
+        if earliest_start_s(self.waiting, self.workers, self.fastest_run_s) > start_within_s:
+            raise Busy("queue", start_within_s, self.waiting, self.workers, self._retry_after_s(start_within_s))
+        self.waiting += 1
         self.metrics.waiting.inc()
-
-        def timed() -> T:
+        try:
+            async with asyncio.timeout(start_within_s):
+                await self.free_workers.acquire()
+        except TimeoutError:
+            others = self.waiting - 1
+            raise Busy("expired", start_within_s, others, self.workers, self._retry_after_s(start_within_s)) from None
+        finally:
+            self.waiting -= 1
             self.metrics.waiting.dec()
-            self.metrics.in_flight.inc()
-            started = time.perf_counter()
-            try:
-                return work()
-            finally:
-                self.metrics.in_flight.dec()
-                self.metrics.run_seconds.labels(endpoint, language).observe(time.perf_counter() - started)
 
-        return await asyncio.get_running_loop().run_in_executor(self.pool, timed)
+    def _retry_after_s(self, start_within_s: float) -> int:
+        return max(1, math.ceil(earliest_start_s(self.waiting, self.workers, self.fastest_run_s) - start_within_s))
 
 
 def create_app(config: ServiceConfig | None = None) -> FastAPI:
@@ -153,15 +226,37 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         log.info("request", extra={"path": request.url.path, "status": response.status_code, "ms": ms})
         return response
 
+    app.add_middleware(UrlToken)  # added last, so outermost: nothing else sees a token in the URL
+
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         detail = [{"loc": e["loc"], "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
         return JSONResponse(status_code=422, content={"error": describe(exc.errors()), "detail": detail})
 
+    @app.exception_handler(Busy)
+    async def _busy(request: Request, exc: Busy) -> JSONResponse:
+        metrics.rejected.labels(request.url.path, exc.reason).inc()
+        log.warning(
+            "rejected: no worker in time",
+            extra={
+                "path": request.url.path,
+                "reason": exc.reason,
+                "start_within_s": exc.start_within_s,
+                "waiting": exc.waiting,
+                "workers": runner.workers,
+            },
+        )
+        headers = {"Retry-After": str(exc.retry_after_s)}
+        return JSONResponse(status_code=504, content={"error": str(exc)}, headers=headers)
+
     def authorize(request: Request) -> None:
         supplied = request.headers.get("authorization", "").encode()
         if config.auth_token and not secrets.compare_digest(supplied, f"Bearer {config.auth_token}".encode()):
-            raise HTTPException(401, "missing or wrong bearer token (header `Authorization: Bearer <token>`)")
+            raise HTTPException(
+                401,
+                "missing or wrong token: header `Authorization: Bearer <token>`, `?token=<token>` in the URL "
+                "or a `/token/<token>` path prefix",
+            )
 
     @app.post("/v1/judge", dependencies=[Depends(authorize)])
     async def judge(body: JudgeRequest) -> dict[str, Any]:
@@ -173,7 +268,9 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             return runner.judge.judge(language, body.code, suite, limits, body.stop_on_first_failure)
 
         try:
-            report = await runner.call("/v1/judge", language, work)
+            report = await runner.call("/v1/judge", language, work, _JUDGE_START_WITHIN_S)
+        except Busy:
+            raise
         except Exception as exc:  # 500: RemoteJudge tries another sandbox
             metrics.errors.labels("/v1/judge", "exception").inc()
             log.exception("judge failed", extra={"language": language})
@@ -212,8 +309,13 @@ async def _run_fusion(runner: _Runner, body: fusion.RunCodeRequest, lang: Langua
     tests = [TestInput(stdin=body.stdin or "")]
     try:
         execution = await runner.call(
-            "/run_code", lang.name, lambda: runner.executor.run(lang, body.code, tests, limits)
+            "/run_code",
+            lang.name,
+            lambda: runner.executor.run(lang, body.code, tests, limits),
+            body.start_within_s(lang),
         )
+    except Busy:
+        raise
     except Exception as exc:  # SandboxFusion answers 200 SandboxError here, not 500
         runner.metrics.errors.labels("/run_code", "exception").inc()
         log.exception("run_code failed", extra={"language": lang.name})
@@ -241,10 +343,40 @@ async def _self_test(runner: _Runner) -> dict[str, Any]:
     suite = TestSuite(kind="stdio", tests=(StdioTest(input="", output="ok"),))
     try:
         report = await runner.call(
-            "self_test", "python", lambda: runner.judge.judge("python", "print('ok')", suite, Limits(time_s=5))
+            "self_test",
+            "python",
+            lambda: runner.judge.judge("python", "print('ok')", suite, Limits(time_s=5)),
+            _JUDGE_START_WITHIN_S,
         )
     except Exception as exc:
         return {"ready": False, "reason": f"self-test failed: {exc}"}
     if report.passed != 1:
         return {"ready": False, "reason": f"self-test failed: {report.to_dict()}"}
     return {"ready": True, "reason": "self-test passed"}
+
+
+class UrlToken:
+    """The token from the URL, for clients that send no headers: `?token=T` (verl posts to its
+    `sandbox_fusion.url` as given) or a `/token/T` path prefix (the `sandbox-fusion` package appends
+    `/run_code` to its endpoint). It is taken out of the URL, so routes and request logs never see it, and
+    becomes the `Authorization: Bearer` header, unless the request has one."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(_without_url_token(scope) if scope["type"] == "http" else scope, receive, send)
+
+
+def _without_url_token(scope: Scope) -> Scope:
+    token = None
+    if match := _PATH_TOKEN.match(scope["path"]):
+        token, path = match.groups()
+        scope = scope | {"path": path, "raw_path": path.encode()}
+    query = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
+    if any(name == "token" for name, _ in query):
+        token = next(value for name, value in query if name == "token")
+        scope = scope | {"query_string": urlencode([(n, v) for n, v in query if n != "token"]).encode("latin-1")}
+    if token is None or any(name == b"authorization" for name, _ in scope["headers"]):
+        return scope
+    return scope | {"headers": [*scope["headers"], (b"authorization", f"Bearer {token}".encode())]}

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import httpx
+import pytest
+
+from reward_api.local import free_port
+
+REPO = Path(__file__).resolve().parent.parent
 
 ITEMS = [
     {"id": 1, "task": "math", "completion": "<think>Two and two make four.</think> \\boxed{4}", "reference": "4"},
@@ -51,3 +62,48 @@ def test_unknown_profile_is_a_clear_error(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 2
     assert "unknown profile 'zz'" in done.stderr
+
+
+def run_serve(env: dict[str, str], timeout_s: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "reward_api.cli", "serve"],
+        env=os.environ | env, capture_output=True, text=True, timeout=timeout_s,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"REWARD_API_WORKRES": "2"}, "unknown setting(s) REWARD_API_WORKRES; known: "),
+        ({"REWARD_API_DEFAULT_PROFILE": "nope"}, "REWARD_API_DEFAULT_PROFILE='nope': unknown profile 'nope'"),
+        ({"REWARD_API_PORT": "eighty"}, "REWARD_API_PORT='eighty' is not a valid int"),
+    ],
+)
+def test_serve_refuses_to_start_on_a_setting_it_would_ignore_or_fail_on(env: dict[str, str], message: str) -> None:
+    done = run_serve(env)
+    assert done.returncode == 2
+    assert message in done.stderr
+
+
+def test_make_serve_honours_the_documented_host_and_port_variables(tmp_path: Path) -> None:
+    """`make serve` as the README shows it, configured only through REWARD_API_* variables."""
+    port = free_port()
+    env = os.environ | {"REWARD_API_PORT": str(port), "REWARD_API_HOST": "127.0.0.1", "REWARD_API_WORKERS": "1"}
+    log_path = tmp_path / "serve.log"
+    with log_path.open("wb") as log:
+        make = subprocess.Popen(["make", "serve"], cwd=REPO, env=env, stdout=log, stderr=log, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and make.poll() is None:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.3)
+        body = {"items": [{"task": "math", "completion": "\\boxed{4}", "reference": "4"}]}
+        answer = httpx.post(f"http://127.0.0.1:{port}/v1/rewards", json=body, timeout=30).json()
+        assert answer["results"][0]["reward"] == 1.0
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # already gone: the assertion above says why
+            os.killpg(make.pid, signal.SIGTERM)
+        make.wait(timeout=30)

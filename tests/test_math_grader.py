@@ -376,6 +376,13 @@ def test_units_and_text_wrappers(answer: str, reference: str, expected: int, ign
         ("Answer: $1$ and $2$", "1, 2"),
         ("Answer \\[ \n 9 \n \\]", "9"),
         ("<answer>42</answer>", "42"),
+        # GSM8K's marker (commas removed) and phrases of other languages, cut where CJK prose resumes.
+        ("6*7 = 42\n#### 1,234", "1234"),
+        ("#### \\$1,234.50.", "1234.50"),
+        ("####\nno number", None),
+        ("答案：12 个苹果", "12"),
+        ("따라서 답은 42입니다.", "42"),
+        ("Ответ: $x = 2$", "x = 2"),
         # A plain final expression.
         ("We get\n$$x = \\frac{3}{4}$$", "x = \\frac{3}{4}"),
         ("\\[\n\\frac{\\sqrt{3}}{2}\n\\]", "\\frac{\\sqrt{3}}{2}"),
@@ -408,6 +415,78 @@ def test_extraction(completion: str, extracted: str | None) -> None:
 )
 def test_extraction_then_grading(completion: str, reference: str, expected: int) -> None:
     assert grade(completion, reference) == expected
+
+
+# GSM8K's final line and "the answer is" in the languages the language grader detects:
+# (completion, reference, expected, source); each right answer has a wrong twin.
+FINAL_ANSWER_MARKERS = [
+    ("6*7 = 42\n#### 42", "42", 1, "gsm8k"),
+    ("6*7 = 42\n#### 41", "42", 0, "gsm8k"),
+    ("So she has 1,234 apples.\n#### 1,234", "1234", 1, "gsm8k"),
+    ("#### 1,243", "1234", 0, "gsm8k"),
+    ("#### $12.50", "12.5", 1, "gsm8k"),
+    ("#### -3", "-3", 1, "gsm8k"),
+    ("#### 3", "-3", 0, "gsm8k"),
+    ("#### 41\nOn second thought:\n#### 42", "42", 1, "gsm8k"),  # the last marker
+    ("The answer is 41.\n#### 42", "42", 1, "gsm8k"),  # the marker outranks phrases
+    ("\\boxed{41}\n#### 42", "42", 1, "gsm8k"),  # a later final answer wins over a box ...
+    ("#### 41\nSo \\boxed{42}", "42", 1, "boxed"),  # ... an earlier one does not
+    # Only the answer part counts: a marker in the chain of thought is a draft.
+    ("<think>6*7 = 42\n#### 41</think> The answer is 42.", "42", 1, "phrase"),
+    ("<think>6*7 = 42\n#### 42</think> The answer is 41.", "42", 0, "phrase"),
+    ("<think>#### 41</think>\n#### 42", "42", 1, "gsm8k"),
+    ("<think>#### 42</think>\n#### 41", "42", 0, "gsm8k"),
+    # Chinese
+    ("所以答案是42。", "42", 1, "phrase"),
+    ("所以答案是24。", "42", 0, "phrase"),
+    ("答案为 $\\frac{1}{2}$。", "0.5", 1, "phrase"),
+    ("答案为 $\\frac{1}{3}$。", "0.5", 0, "phrase"),
+    ("检查完毕，最终答案是 7。", "7", 1, "phrase"),
+    ("检查完毕，最终答案是 8。", "7", 0, "phrase"),
+    ("\\boxed{5}，但最终答案是 6。", "6", 1, "phrase"),  # a final answer after the box wins
+    ("答案：12 个苹果", "12", 1, "phrase"),
+    ("答案：13 个苹果", "12", 0, "phrase"),
+    # Japanese, Korean
+    ("よって答えは 42 です。", "42", 1, "phrase"),
+    ("よって答えは 24 です。", "42", 0, "phrase"),
+    ("따라서 답은 42입니다.", "42", 1, "phrase"),
+    ("따라서 답은 24입니다.", "42", 0, "phrase"),
+    ("정답은 $x = 3$입니다.", "3", 1, "phrase"),
+    ("정답은 $x = 4$입니다.", "3", 0, "phrase"),
+    # French, German, Spanish, Portuguese, Russian
+    ("Donc la réponse est 12, car 3 fois 4 font 12.", "12", 1, "phrase"),
+    ("Donc la réponse est 13, car 3 fois 4 font 12.", "12", 0, "phrase"),
+    ("Also ist die Antwort ist $\\frac{3}{4}$.", "0.75", 1, "phrase"),
+    ("Die Antwort lautet $\\frac{2}{3}$.", "0.75", 0, "phrase"),
+    ("Por lo tanto, la respuesta es 42.", "42", 1, "phrase"),
+    ("Por lo tanto, la respuesta es 24.", "42", 0, "phrase"),
+    ("Portanto, a resposta é 42.", "42", 1, "phrase"),
+    ("Portanto, a resposta é 24.", "42", 0, "phrase"),
+    ("Ответ: 42.", "42", 1, "phrase"),
+    ("Ответ: 24.", "42", 0, "phrase"),
+    ("Итак, ответ равен $2\\sqrt{3}$.", "\\sqrt{12}", 1, "phrase"),
+    ("Итак, ответ равен $3\\sqrt{2}$.", "\\sqrt{12}", 0, "phrase"),
+]
+
+
+@pytest.mark.parametrize("completion, reference, expected, source", FINAL_ANSWER_MARKERS)
+def test_gsm8k_marker_and_answer_phrases_in_other_languages(
+    completion: str, reference: str, expected: int, source: str
+) -> None:
+    score = grade_math(completion, reference, DEFAULT)
+    assert (score.value, score.details["source"]) == (expected, source), score.details
+
+
+# GSM8K's raw `answer` column as the reference: a worked solution ending in `#### N`.
+NATALIA = (
+    "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\n"
+    "Natalia sold 48+24 = <<48+24=72>>72 clips altogether in April and May.\n#### 72"
+)
+
+
+@pytest.mark.parametrize(("completion", "expected"), [("48 + 24 = 72\n#### 72", 1), ("#### 71", 0), ("\\boxed{72}", 1)])
+def test_a_gsm8k_solution_as_reference_is_reduced_to_its_final_number(completion: str, expected: int) -> None:
+    assert grade_math(completion, NATALIA, DEFAULT).value == expected
 
 
 # Where math-verify is wrong or weak: (answer, reference, ours, math-verify's verdict, why).
@@ -458,6 +537,11 @@ def test_improvements_over_math_verify(answer: str, reference: str, ours: int, t
         ("\\[" * 100_000, "5"),
         ("x" * 1_000_000, "5"),
         ("the answer is 5 " + "and so on " * 100_000, "4"),
+        ("#### " * 200_000, "5"),
+        ("####" + " " * 7_990 + "x", "5"),
+        ("#### " + "9," * 3_000 + "9", "5"),
+        ("答案是" * 300_000, "5"),
+        ("ответ: " * 100_000, "5"),
         ("\\boxed{\ud800}", "5"),
         ("\\boxed{1/0}", "1"),
         ("\\boxed{12:00}", "1:00"),

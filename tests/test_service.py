@@ -186,12 +186,12 @@ def test_identical_items_are_answered_from_the_cache(server: Server) -> None:
         ({"query": []}, {"rewards": [], "scores": [], "extra_logs": {}}),
         (
             {"query": ["Q: 2+2?<|im_start|>A: \\boxed{4}<|im_end|>"], "prompts": ["Q: 2+2?"], "labels": ["4"]},
-            {"rewards": [1.0], "scores": [1.0], "extra_logs": {"accuracy": [1.0]}},
+            {"rewards": [1.0], "scores": [1.0], "extra_logs": {"accuracy": [1.0], "graded": [1.0]}},
         ),
         (
             {"query": ["sort: 3 1 2 -> 1 2 3", "x \\boxed{5}"], "prompts": ["sort: 3 1 2 ->", "x"],
              "labels": ['{"task": "sort", "reference": [3, 1, 2]}', "4"]},
-            {"rewards": [1.0, 0.0], "scores": [1.0, 0.0], "extra_logs": {"accuracy": [1.0, 0.0]}},
+            {"rewards": [1.0, 0.0], "scores": [1.0, 0.0], "extra_logs": {"accuracy": [1.0, 0.0], "graded": [1.0, 1.0]}},
         ),
     ],
 )  # fmt: skip
@@ -210,8 +210,7 @@ def test_openrlhf_profile_query_parameter(server: Server) -> None:
         response = client.post("/get_reward", params={"profile": "r1"}, json=body)
     assert response.status_code == 200, response.text
     logs = response.json()["extra_logs"]
-    assert set(logs) == {"accuracy", "format", "language"}
-    assert logs == {"accuracy": [1.0], "format": [1.0], "language": [1.0]}
+    assert logs == {"accuracy": [1.0], "format": [1.0], "language": [1.0], "graded": [1.0]}
 
 
 def test_slime_single_sample(server: Server) -> None:

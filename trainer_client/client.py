@@ -84,7 +84,7 @@ class RewardClient:
     async def grade(self, items: Sequence[dict[str, Any]]) -> list[RewardResult]:
         """One result per item, in order; batches go out concurrently."""
         batches = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
-        answers = await asyncio.gather(*(self._grade_batch(batch) for batch in batches))
+        answers = await asyncio.gather(*(self.grade_batch(batch) for batch in batches))
         return [result for answer in answers for result in answer]
 
     async def rewards(self, items: Sequence[dict[str, Any]]) -> list[float]:
@@ -94,7 +94,8 @@ class RewardClient:
         """Start grading now; await the task when the rewards are needed."""
         return asyncio.get_running_loop().create_task(self.grade(list(items)))
 
-    async def _grade_batch(self, items: Sequence[dict[str, Any]]) -> list[RewardResult]:
+    async def grade_batch(self, items: Sequence[dict[str, Any]]) -> list[RewardResult]:
+        """Exactly one request for these items (a group's items stay together); retried as a whole."""
         body: dict[str, Any] = {"items": list(items)}
         if self.profile is not None:
             body["profile"] = self.profile

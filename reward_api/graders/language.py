@@ -1,8 +1,23 @@
-"""DeepSeek-R1 language consistency: the share of target-language words in the chain of thought.
+"""DeepSeek-R1 language consistency: the share of the chain of thought's words in one language.
 
 Chain of thought: the text after the first `<think>` up to the next `</think>` (to the end
 when a truncated completion never closes it); the text before `</think>` when the chat
 template opened the block in the prompt; the whole completion when it has neither tag.
+
+Target language, in this order (details `target_source`):
+- "item": the item's `target_language`; "profile": the profile's `language.target_language`.
+  An unknown code there makes the item invalid, naming the field: it is an input error.
+- "prompt": the prompt's language, only when the detection is confident (details
+  `prompt_language` shows the guess, its words and margin either way). The language must
+  hold a majority of the prompt's words and be implied by its script (Han, Kana, Hangul,
+  Greek, ...; also a shared script of which lingua's configured languages leave only one,
+  such as Cyrillic -> ru by default), or, for a shared script (Latin), come from at least
+  _PROMPT_MIN_WORDS words and be at least _PROMPT_MIN_MARGIN times as likely as the
+  runner-up: short prompts are ambiguous ("Compute 2+2." reads as German).
+- "dominant": otherwise (no prompt, a prompt of math only, a short prompt): R1's goal is
+  "no mixing", so the target is the chain of thought's own most common language, counted
+  a second time with it as the target so that _TARGET_PRIOR protects its short sentences.
+Nothing else makes an item invalid: without a target the value measures consistency.
 
 Unit: a word is a run of letters of one script; each Han or Kana character is a word of
 its own (no segmenter: Chinese words average about 1.5 characters, so Chinese weighs a
@@ -23,8 +38,7 @@ Attribution, sentence by sentence (sentences end at . ! ? ; 。！？； or a ne
 - Letters of scripts outside the table count as "und".
 
 Value = target words / counted words; 1.0 with details `note: "no words"` when nothing is
-counted (no text to be inconsistent). The target is the item's, else the profile's, else
-the prompt's majority language by the same counting.
+counted (no text to be inconsistent).
 
 lingua's models are loaded lazily, once per process and language set, and shared by all
 detectors of the process: lazy loading keeps lingua on the calling thread, whereas
@@ -43,13 +57,14 @@ from reward_api.profiles import LanguageSettings
 
 UNIT = "word (a run of letters of one script; each Han or Kana character is one word)"
 _THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
+_UNDETERMINED = "und"
 
 # script -> (letters, the language the script alone implies)
 _SCRIPTS: dict[str, tuple[str, str]] = {
     "han": ("\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f", "zh"),
     "kana": ("\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9d", "ja"),
     "hangul": ("\u1100-\u11ff\u3131-\u318e\uac00-\ud7a3", "ko"),
-    "latin": ("A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0300-\u036f\u1e00-\u1eff", "und"),
+    "latin": ("A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0300-\u036f\u1e00-\u1eff", _UNDETERMINED),
     "cyrillic": ("\u0400-\u0481\u048a-\u052f", "ru"),
     "arabic": ("\u0610-\u061a\u0620-\u065f\u066e-\u06d3\u06d5-\u06ef\u06fa-\u06ff", "ar"),
     "devanagari": ("\u0900-\u0963\u0971-\u097f", "hi"),
@@ -84,6 +99,14 @@ _TOKENS = re.compile(
 # 0.35, English 0.26). On 60 hand-written 3-6 word sentences in en/fr/de/es/pt/it, 1.5 lost
 # none to another language (1.0 lost 1) and credited 5 of 300 to a wrong target (2.0: 10).
 _TARGET_PRIOR = 1.5
+# The prompt sets the target only when lingua is sure of it. On 92 short prompts in
+# en/fr/de/es/zh/ru (PROMPT_TABLE in tests/test_language_grader.py), every wrong guess had a margin
+# (likelihood of the best language / the runner-up's) of at most 1.43 ("Compute 2+2.": de 0.375,
+# en 0.27; "sort: 3 1 2 ->": fr); a margin of 2 with 3 words leaves 66 of 92 prompts confident
+# and none wrong (1.5 would be 71, too close to 1.43; 3 only 57). A prompt not confident costs
+# little: the chain of thought is then held to its own dominant language.
+_PROMPT_MIN_WORDS = 3
+_PROMPT_MIN_MARGIN = 2.0
 # lingua's time grows faster than linearly with word length (a 1 MB "word" takes minutes);
 # this much text settles a sentence's language.
 _MAX_DETECT_CHARS = 2000
@@ -99,18 +122,31 @@ _DETECTORS: dict[frozenset[str], LanguageDetector | None] = {}
 def grade_language(
     completion: str, prompt: str | None, target_language: str | None, settings: LanguageSettings
 ) -> Score:
-    target = _resolve_target(prompt, target_language, settings)
-    cot = _chain_of_thought(completion)
-    counts = _count_words(cot, _detector(_lingua_codes(settings, target)), target)
+    cot = _Words(_chain_of_thought(completion))
+    details: dict[str, object] = {}
+    if target_language:
+        target, source = _language_code(target_language, "target_language"), "item"
+    elif settings.target_language:
+        target, source = _language_code(settings.target_language, "language.target_language"), "profile"
+    else:
+        target, source = None, "prompt"
+        if prompt and prompt.strip():
+            target, details["prompt_language"] = _prompt_language(prompt, settings)
+    if target is None:
+        source = "dominant"
+        target, counts = _dominant_language(cot, settings)
+    else:
+        counts = cot.count(_lingua_codes(settings, target), target)
     total = sum(counts.values())
-    hits = counts[target]
+    hits = counts[target] if target else 0
     details = {
         "target_language": target,
+        "target_source": source,
         "unit": UNIT,
         "counted_words": total,
         "target_words": hits,
         "words_by_language": dict(counts.most_common(_MAX_LISTED_LANGUAGES)),
-    }
+    } | details
     if not total:
         details["note"] = "no words"
     return Score(hits / total if total else 1.0, details)
@@ -120,7 +156,7 @@ def preload(settings: LanguageSettings | None = None) -> None:
     """Build the detector for `settings` (default: LanguageSettings()) and load its models now."""
     settings = settings or LanguageSettings()
     given = settings.target_language
-    target = _language_code(given, "target_language") if given else None
+    target = _language_code(given, "language.target_language") if given else None
     _detector(_lingua_codes(settings, target))
 
 
@@ -135,23 +171,54 @@ def _chain_of_thought(completion: str) -> str:
     return completion[begin:] if end == -1 else completion[begin:end]
 
 
-def _resolve_target(prompt: str | None, target_language: str | None, settings: LanguageSettings) -> str:
-    given = target_language or settings.target_language
-    if given:
-        return _language_code(given, "target_language")
-    if not (prompt and prompt.strip()):
-        raise InvalidItem(
-            "target_language: not given by the item or the profile (language.target_language), "
-            "and there is no prompt to detect it from"
-        )
-    counts = _count_words(prompt, _detector(_lingua_codes(settings, None)), None)
-    del counts["und"]
-    if not counts:
-        raise InvalidItem(
-            "target_language: not given by the item or the profile (language.target_language), "
-            "and the prompt's language could not be detected"
-        )
-    return counts.most_common(1)[0][0]
+def _prompt_language(prompt: str, settings: LanguageSettings) -> tuple[str | None, dict[str, object]]:
+    """The prompt's language when the detection is confident, else None; and what was seen."""
+    words = _Words(prompt)
+    blocks = Counter({language: n for language, n in words.implied.items() if language != _UNDETERMINED})
+    blocks.update({script: sum(sentences.values()) for script, sentences in words.sentences.items() if sentences})
+    if not blocks:
+        return None, {"guess": None, "words": 0, "margin": None, "confident": False}
+    block, count = blocks.most_common(1)[0]
+    guess, margin = block, None  # a script that implies its language: 计算 3 加 4。
+    if block in _IDENTIFIED:
+        guess, margin = _identify_script(words.sentences[block], _detector(_lingua_codes(settings, None)), block)
+    confident = (
+        guess != _UNDETERMINED
+        and count * 2 > sum(blocks.values())
+        and (margin is None or (count >= _PROMPT_MIN_WORDS and margin >= _PROMPT_MIN_MARGIN))
+    )
+    seen = {
+        "guess": guess,
+        "words": count,
+        "margin": None if margin is None else round(margin, 2),
+        "confident": confident,
+    }
+    return (guess if confident else None), seen
+
+
+def _identify_script(
+    sentences: Counter[str], detector: LanguageDetector | None, script: str
+) -> tuple[str, float | None]:
+    """lingua's language for all the words of one shared script, with its margin over the runner-up.
+
+    The margin is None when lingua's rules leave one language (letters only it uses, or the only
+    configured language of the script); when lingua knows none, the script's main language.
+    """
+    text = " ".join(sentences)[:_MAX_DETECT_CHARS]
+    values = detector.compute_language_confidence_values(text) if detector else []
+    if not values or not values[0].value:
+        return _SCRIPTS[script][1], None
+    runner_up = values[1].value if len(values) > 1 else 0.0
+    return _CODES[values[0].language], (values[0].value / runner_up if runner_up else None)
+
+
+def _dominant_language(cot: _Words, settings: LanguageSettings) -> tuple[str | None, Counter[str]]:
+    """The chain of thought's most common language and its word counts with that language as the target."""
+    first = cot.count(_lingua_codes(settings, None), None)
+    identified = [language for language, _ in first.most_common() if language != _UNDETERMINED]
+    if not identified:
+        return (_UNDETERMINED if first else None), first
+    return identified[0], cot.count(_lingua_codes(settings, identified[0]), identified[0])
 
 
 def _language_code(value: str, field: str) -> str:
@@ -188,16 +255,41 @@ def _build_detector(codes: frozenset[str]) -> LanguageDetector:
     return detector
 
 
-class _Tally:
-    """Word counts of one text, gathered sentence by sentence."""
+class _Words:
+    """A text's words by sentence: counts of the languages their script implies; shared-script sentences."""
 
-    def __init__(self) -> None:
-        self.counts: Counter[str] = Counter()
-        self.pieces: dict[str, list[list[str]]] = {script: [] for script in _IDENTIFIED}
+    def __init__(self, text: str) -> None:
+        self.implied: Counter[str] = Counter()
+        # Degenerate completions repeat the same sentence thousands of times: each is identified once.
+        self.sentences: dict[str, Counter[str]] = {script: Counter() for script in _IDENTIFIED}
+        self._identified: dict[frozenset[str], dict[str, list[tuple[str, float]]]] = {}
         self._words: dict[str, list[str]] = {script: [] for script in _IDENTIFIED}
         self._han = self._kana = 0
+        for match in _TOKENS.finditer(text):
+            script = match.lastgroup or ""
+            if script == "stop":
+                self._end_sentence()
+            elif script != "command":
+                self._add(script, match.group())
+        self._end_sentence()
 
-    def add(self, script: str, token: str) -> None:
+    def count(self, codes: frozenset[str], target: str | None) -> Counter[str]:
+        """Words per language, lingua choosing among `codes` with the target favoured by _TARGET_PRIOR."""
+        if codes not in self._identified:  # a second count with the same languages reuses lingua's work
+            detector = _detector(codes)
+            self._identified[codes] = {
+                sentence: _likelihoods(detector, sentence)
+                for sentences in self.sentences.values()
+                for sentence in sentences
+            }
+        likelihoods = self._identified[codes]
+        counts = Counter(self.implied)
+        for script, sentences in self.sentences.items():
+            for sentence, words in sentences.items():
+                counts[_most_likely(likelihoods[sentence], target) or _SCRIPTS[script][1]] += words
+        return counts
+
+    def _add(self, script: str, token: str) -> None:
         if script == "han":
             self._han += len(token)
         elif script == "kana":
@@ -207,48 +299,32 @@ class _Tally:
         elif script in self._words:
             self._words[script].append(token)
         else:
-            self.counts[_SCRIPTS[script][1] if script in _SCRIPTS else "und"] += 1
+            self.implied[_SCRIPTS[script][1] if script in _SCRIPTS else _UNDETERMINED] += 1
 
-    def end_sentence(self) -> None:
+    def _end_sentence(self) -> None:
         if self._han:
-            self.counts["ja" if self._kana else "zh"] += self._han
+            self.implied["ja" if self._kana else "zh"] += self._han
         if self._kana:
-            self.counts["ja"] += self._kana
+            self.implied["ja"] += self._kana
         self._han = self._kana = 0
         for script, words in self._words.items():
             if words:
-                self.pieces[script].append(words)
+                self.sentences[script][" ".join(words)] += len(words)
                 self._words[script] = []
 
 
-def _count_words(text: str, detector: LanguageDetector | None, target: str | None) -> Counter[str]:
-    tally = _Tally()
-    for match in _TOKENS.finditer(text):
-        script = match.lastgroup or ""
-        if script == "stop":
-            tally.end_sentence()
-        elif script != "command":
-            tally.add(script, match.group())
-    tally.end_sentence()
-    for script, pieces in tally.pieces.items():
-        # Degenerate completions repeat the same sentence thousands of times: identify each once.
-        seen: dict[str, str] = {}
-        for words in pieces:
-            sentence = " ".join(words)
-            if sentence not in seen:
-                seen[sentence] = _sentence_language(detector, sentence, target) or _SCRIPTS[script][1]
-            tally.counts[seen[sentence]] += len(words)
-    return tally.counts
-
-
-def _sentence_language(detector: LanguageDetector | None, sentence: str, target: str | None) -> str | None:
-    """lingua's most likely language, the target's likelihood weighted by _TARGET_PRIOR."""
+def _likelihoods(detector: LanguageDetector | None, sentence: str) -> list[tuple[str, float]]:
     if detector is None:
-        return None
+        return []
+    values = detector.compute_language_confidence_values(sentence[:_MAX_DETECT_CHARS])
+    return [(_CODES[value.language], value.value) for value in values]
+
+
+def _most_likely(likelihoods: list[tuple[str, float]], target: str | None) -> str | None:
+    """lingua's most likely language, the target's likelihood weighted by _TARGET_PRIOR."""
     best, best_score = None, 0.0
-    for confidence in detector.compute_language_confidence_values(sentence[:_MAX_DETECT_CHARS]):
-        language = _CODES[confidence.language]
-        score = confidence.value * (_TARGET_PRIOR if language == target else 1.0)
+    for language, value in likelihoods:
+        score = value * (_TARGET_PRIOR if language == target else 1.0)
         if score > best_score:
             best, best_score = language, score
     return best

@@ -18,7 +18,7 @@ from reward_api.profiles import MathSettings
 # Strings echoed in `details` are cut to this length: details travel back to the trainer.
 DETAIL_CHARS = 200
 # A reference holding one of these is a worked solution (or a delimited answer) to extract from.
-_SOLUTION_MARKERS = ("\\boxed", "\\fbox", "$", "\\(", "\\[", "</think>")
+_SOLUTION_MARKERS = ("\\boxed", "\\fbox", "$", "\\(", "\\[", "</think>", "####")
 
 
 def grade_math(completion: str, reference: str | int | float, settings: MathSettings) -> Score:

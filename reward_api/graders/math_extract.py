@@ -5,15 +5,23 @@ Order of precedence, on the text after the last `</think>` (and inside the last
 
 1. the last `\\boxed{...}` / `\\fbox{...}` (balanced, nested braces), together with
    boxes right before it that are joined by a separator ("\\boxed{1} and \\boxed{2}"),
-   unless a "final answer is ..." statement follows it (boxed intermediate results);
-2. an answer phrase: "final answer is ...", "the answer is ...", "Answer: ...";
-3. a plain final expression: the last line when it reads as math, else the rightmost
+   unless a final answer (GSM8K's `#### N`, "final answer is ...", 最终答案是) follows it
+   (boxed intermediate results);
+2. GSM8K's final-answer marker: the number after the last `####`, commas removed
+   ("#### 1,234" -> "1234");
+3. an answer phrase, the last one: "final answer is ...", "the answer is ...", "Answer: ...",
+   and in the languages the language grader detects: 答案是 / 答案为 / 最终答案是 / 答案：,
+   答えは, 답은 / 정답은, "la réponse est", "die Antwort ist", "la respuesta es",
+   "a resposta é", "ответ:" / "ответ равен". The answer ends at the sentence's end
+   (". ", "。", a blank line) or where CJK prose resumes ("42입니다" -> "42");
+4. a plain final expression: the last line when it reads as math, else the rightmost
    math environment (`$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`) or number.
 
 Cost is linear in the completion: boxes are found with `str.rfind` (C speed) over the
-whole region and each box is scanned once with a cap; phrases and plain expressions
-are searched only in the last TAIL_CHARS characters, where a final answer lives, and
-every regex here is free of nested quantifiers, so none can backtrack catastrophically.
+whole region and each box is scanned once with a cap; the `####` marker, phrases and
+plain expressions are searched only in the last TAIL_CHARS characters, where a final
+answer lives, and every regex here is free of nested quantifiers, so none can backtrack
+catastrophically.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 THINK_CLOSE = "</think>"
-# Phrases and plain expressions are looked for in this many trailing characters only.
+# The `####` marker, phrases and plain expressions are looked for in this many trailing characters only.
 TAIL_CHARS = 8000
 # A box whose closing brace is not found within this many characters is cut here.
 MAX_BOX_CHARS = 4000
@@ -41,10 +49,21 @@ _BOX_CORRECTION = re.compile(
     r"check(?:ing|ed)?|so|thus|hence|therefore|final(?:ly)?|answer)\b"
 )
 _ANSWER_TAG = re.compile(r"<answer>(.*?)(?:</answer>|$)", re.DOTALL)
-_ANCHOR = re.compile(r"(?i)\b(?:final\s+answer|answer)\b")
-_FINAL_ANCHOR = re.compile(r"(?i)\bfinal\s+answer\b")
+# "final answer is" in the languages the language grader detects; each phrase ends with its connector.
+_FINAL_PHRASES = r"\bfinal\s+answer\b|最终答案(?:[是为][：:]?|[：:])?"
+_ANCHOR = re.compile(
+    rf"(?i){_FINAL_PHRASES}|\banswer\b|答案(?:[是为][：:]?|[：:])|答え(?:は|[：:])|정?답은"
+    r"|\bla\s+réponse\s+(?:finale\s+)?est\b|\bdie\s+(?:endgültige\s+)?antwort\s+(?:ist|lautet)\b"
+    r"|\bla\s+respuesta\s+(?:final\s+)?es\b|\ba\s+resposta\s+(?:final\s+)?é|\bответ(?:\s*:|\s+равен\b)"
+)
+_FINAL_ANCHOR = re.compile(rf"(?i){_FINAL_PHRASES}")
 _CONNECTOR = re.compile(r"(?i)\bis\b|\bequals\b|\bbe\b|:|=")
-_SENTENCE_END = re.compile(r"\.(?=\s|$)|\n\s*\n")
+_SENTENCE_END = re.compile(r"\.(?=\s|$)|\n\s*\n|[。！？]")
+# Where CJK prose resumes after an answer ("42 个", "42입니다", "42です"): letters and full-width punctuation.
+_CJK_TEXT = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3\uff01-\uff0f\uff1a-\uff20]")
+# GSM8K's final answer: "#### 72" (a "$" may precede the number); one quantifier per position.
+_GSM8K_MARK = "####"
+_GSM8K_NUMBER = re.compile(r"[ \t]*(?:\\?\$[ \t]*)?(-?\d[\d,]*(?:\.\d+)?)")
 _DELIMITER = re.compile(r"\\\$|\$\$|\$|\\\[|\\\]|\\\(|\\\)")
 _CLOSER = {"$$": "$$", "$": "$", "\\[": "\\]", "\\(": "\\)"}
 _ENV_JOINER = re.compile(r"\s*(?:,\s*)?(?:and|or|,)\s*$")
@@ -57,6 +76,7 @@ _TEXT_COMMAND = re.compile(r"\\(?:text\w*|mathrm|mbox)\{[^{}]*\}")
 _STOP_WORDS = frozenset(
     {"which", "because", "since", "as", "so", "where", "when", "that", "for", "but", "if", "then"}
     | {"thus", "hence", "is", "are", "was", "were", "we", "it", "this", "the", "note", "i"}
+    | {"car", "puisque", "donc", "weil", "denn", "porque", "pues", "pois", "потому", "поскольку", "так"}
 )
 _TRIM = " \t\r\n.,;:*`\"'"
 _LEAD = " \t\r\n*:`\"'"  # what may precede an answer; a leading "." belongs to ".5"
@@ -65,7 +85,7 @@ _LEAD = " \t\r\n*:`\"'"  # what may precede an answer; a leading "." belongs to 
 @dataclass(frozen=True)
 class Extracted:
     text: str
-    source: str  # "boxed", "phrase" or "plain"
+    source: str  # "boxed", "gsm8k", "phrase" or "plain"
 
 
 def extract_answer(completion: str) -> Extracted | None:
@@ -76,11 +96,17 @@ def extract_answer(completion: str) -> Extracted | None:
     boxed = last_boxed(region)
     if boxed is not None:
         # "\\boxed{200} ... The final answer is $10,455$.": a later final answer wins over a box.
+        marked = gsm8k_answer(tail, after=boxed[1] - tail_start)
+        if marked:
+            return Extracted(marked, "gsm8k")
         if _FINAL_ANCHOR.search(region, boxed[1]):
             phrase = phrase_answer(tail, math_spans(tail), _FINAL_ANCHOR, after=boxed[1] - tail_start)
             if phrase:
                 return Extracted(phrase, "phrase")
         return Extracted(boxed[0], "boxed") if boxed[0] else None
+    marked = gsm8k_answer(tail)
+    if marked:
+        return Extracted(marked, "gsm8k")
     spans = math_spans(tail)
     phrase = phrase_answer(tail, spans, _ANCHOR)
     if phrase:
@@ -195,6 +221,15 @@ def math_spans(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
+def gsm8k_answer(tail: str, after: int = 0) -> str | None:
+    """The number after the last `####` (GSM8K's final-answer line), commas removed, if past `after`."""
+    mark = tail.rfind(_GSM8K_MARK)
+    if mark < max(after, 0):
+        return None
+    number = _GSM8K_NUMBER.match(tail, mark + len(_GSM8K_MARK))
+    return number.group(1).replace(",", "") if number else None
+
+
 def phrase_answer(tail: str, spans: list[tuple[int, int, str]], anchors: re.Pattern[str], after: int = 0) -> str | None:
     """The answer stated after the last anchor ("The final answer is $5$", "Answer: 5"), if past `after`."""
     anchor = _last_match(anchors, tail)
@@ -204,6 +239,9 @@ def phrase_answer(tail: str, spans: list[tuple[int, int, str]], anchors: re.Patt
     while start < len(tail) and tail[start] in " \t\r\n*:":
         start += 1
     end = _sentence_end(tail, start, spans)
+    prose = _CJK_TEXT.search(tail, start, end)
+    if prose and tail[start : prose.start()].strip():
+        end = prose.start()
     connectors = [m for m in _CONNECTOR.finditer(tail, anchor.end(), end) if not _inside(m.start(), spans)]
     for begin in [start] + [m.end() for m in reversed(connectors)]:
         answer = _leading_answer(tail, begin, end, spans)

@@ -1,34 +1,42 @@
-"""What the adapters share: where the service is, and how a trainer's sample becomes an item."""
+"""What the adapters share: how a trainer's sample becomes an item, and how failures are reported."""
 
 from __future__ import annotations
 
-import os
-from typing import Any
+import logging
+from collections import Counter
+from collections.abc import Sequence
 
-DEFAULT_URL = "http://127.0.0.1:8000"
+from reward_api.compat import text_of
+from trainer_client.client import RewardResult
+
+__all__ = ["FAILURES", "report_failures", "task_for_source", "text_of"]
+
+log = logging.getLogger("trainer_client.adapters")
 _CODE_SOURCES = ("code", "apps", "taco", "livecodebench", "humaneval", "mbpp", "codecontests", "leetcode")
 
-
-def service_urls() -> list[str]:
-    return [url.strip() for url in os.environ.get("REWARD_SERVICE_URL", DEFAULT_URL).split(",") if url.strip()]
-
-
-def service_profile() -> str | None:
-    return os.environ.get("REWARD_SERVICE_PROFILE") or None
-
-
-def text_of(message_or_text: Any) -> str:
-    """Completions and prompts come as text or as chat messages: the graders want text."""
-    if isinstance(message_or_text, str):
-        return message_or_text
-    if isinstance(message_or_text, list):
-        return "\n".join(str(m.get("content", "")) if isinstance(m, dict) else str(m) for m in message_or_text)
-    if isinstance(message_or_text, dict):
-        return str(message_or_text.get("content", ""))
-    return str(message_or_text)
+# (framework, status) -> how many rewards could not be computed in this process.
+FAILURES: Counter[tuple[str, str]] = Counter()
 
 
 def task_for_source(data_source: str | None) -> str:
     """verl names datasets, not tasks: code datasets go to the code grader, the rest to math."""
     source = (data_source or "").lower()
     return "code" if any(name in source for name in _CODE_SOURCES) else "math"
+
+
+def report_failures(results: Sequence[RewardResult], source: str) -> None:
+    """Count every reward that could not be computed and say so in one log line per call.
+
+    A trainer that cannot take None would otherwise see the failure reward as a wrong answer.
+    """
+    failed = [r for r in results if not r.ok]
+    if not failed:
+        return
+    by_status = Counter(r.status for r in failed)
+    for status, count in by_status.items():
+        FAILURES[(source, status)] += count
+    summary = ", ".join(f"{status}: {count}" for status, count in sorted(by_status.items()))
+    reason = failed[0].details.get("reason", "no reason given")
+    log.warning(
+        "%s: %d of %d rewards not computed (%s); first reason: %s", source, len(failed), len(results), summary, reason
+    )

@@ -1,37 +1,73 @@
-"""slime: a custom reward function for `--custom-rm-path trainer_client.adapters.slime.reward`.
+"""slime: a custom reward function, `--custom-rm-path trainer_client.adapters.slime.reward`.
 
-slime awaits `reward(args, sample)` for one sample, or `reward(args, samples)` for a whole
-group with `--group-rm`; both work. The label may be a plain math answer or a JSON object
-selecting the task, as with the service's `/slime` endpoint.
+slime awaits `reward(args, sample)` once per sample, or `reward(args, samples)` with a whole
+group under `--group-rm`; both work. Per-sample calls are coalesced into batched requests
+(`trainer_client.batching`).
+
+- The label is a plain math answer or a JSON object selecting the task, as with the
+  service's `/slime` endpoint (`reward_api.compat.slime_item` builds both).
+- `Sample.group_index` is the item's group and `Sample.response_length` its token count, so
+  group rewards (`kimi`) compare the samples of one prompt. Per-sample calls wait (a bounded
+  time) until `args.n_samples_per_prompt` samples of a group have arrived, so a group goes out
+  whole; with `--group-rm` slime hands over the group at once.
+- A sample the service could not grade (invalid, timeout, error) gets the profile's failure
+  reward and `Sample.remove_sample = True`, which keeps it out of the loss (its reward still
+  counts in its group's mean); it is counted in `trainer_client.adapters.common.FAILURES`
+  and logged. A service that does not answer raises.
+
+Settings: `reward_service_url`, `reward_service_profile`, `reward_service_token` and
+`reward_service_max_concurrency` in slime's `--custom-config-path` YAML (they travel in `args`
+to the rollout actors), else the `REWARD_SERVICE_*` environment variables.
 """
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Sequence
 from typing import Any
 
-from reward_api.compat import item_from_label
-from trainer_client.adapters.common import service_profile, service_urls, text_of
-from trainer_client.client import RewardClient
-
-_clients: dict[int, RewardClient] = {}  # one per event loop
-
-
-def _client() -> RewardClient:
-    loop_id = id(asyncio.get_running_loop())
-    if loop_id not in _clients:
-        _clients[loop_id] = RewardClient(service_urls(), profile=service_profile())
-    return _clients[loop_id]
-
-
-def _item(sample: Any) -> dict[str, Any]:
-    item = item_from_label(sample.response, sample.label, text_of(sample.prompt))
-    length = getattr(sample, "response_length", None)
-    return item | ({"num_tokens": length} if isinstance(length, int) else {})
+from reward_api.compat import slime_item
+from trainer_client.adapters.common import report_failures
+from trainer_client.batching import ServiceSettings, shared_client
+from trainer_client.client import RewardResult
 
 
 async def reward(args: Any, sample_or_samples: Any, **kwargs: Any) -> float | list[float]:
     if isinstance(sample_or_samples, list):
-        return await _client().rewards([_item(s) for s in sample_or_samples])
-    [value] = await _client().rewards([_item(sample_or_samples)])
+        return await _grade(_settings(args, group_size=None), sample_or_samples)
+    [value] = await _grade(_settings(args, group_size=getattr(args, "n_samples_per_prompt", None)), [sample_or_samples])
     return value
+
+
+async def _grade(settings: ServiceSettings, samples: Sequence[Any]) -> list[float]:
+    results = await shared_client(settings).grade([_item(sample) for sample in samples])
+    report_failures(results, "slime")
+    for sample, result in zip(samples, results, strict=True):
+        _exclude_if_not_graded(sample, result)
+    return [result.reward for result in results]
+
+
+def _settings(args: Any, group_size: int | None) -> ServiceSettings:
+    """`group_size` only for per-sample calls: a `--group-rm` call already holds its whole group."""
+    return ServiceSettings.resolve(
+        urls=getattr(args, "reward_service_url", None),
+        profile=getattr(args, "reward_service_profile", None),
+        token=getattr(args, "reward_service_token", None),
+        max_concurrency=getattr(args, "reward_service_max_concurrency", None),
+        group_size=group_size,
+    )
+
+
+def _item(sample: Any) -> dict[str, Any]:
+    length = getattr(sample, "response_length", None)
+    return slime_item(
+        sample.prompt,
+        sample.response,
+        sample.label,
+        group=getattr(sample, "group_index", None),
+        num_tokens=length if isinstance(length, int) and not isinstance(length, bool) else None,
+    )
+
+
+def _exclude_if_not_graded(sample: Any, result: RewardResult) -> None:
+    if not result.ok and hasattr(sample, "remove_sample"):
+        sample.remove_sample = True

@@ -1,63 +1,142 @@
-"""verl: `compute_score` for the naive and reward-loop managers, and the batch form.
+"""verl: custom reward functions that grade on the reward service.
 
-    custom_reward_function.path=trainer_client/adapters/verl.py
-    custom_reward_function.name=compute_score          # or compute_score_batch (BatchRewardManager)
+verl (0.7.1 and later, 0.9.x, main) scores rollouts in its reward loop: a manager's
+`run_single` per sample, which awaits the custom function. Per-sample calls made at once
+in one process go out as one batched request (`trainer_client.batching`).
 
-The task comes from `extra_info["task"]`, a dict ground truth's "task", or the data source
-(code datasets -> `code`, everything else -> `math`).
+For verl's own managers (naive, dapo, gdpo, rate_limited); since verl 0.9 the key is under
+`reward.` (a top-level `custom_reward_function` is ignored there):
+
+    reward.custom_reward_function.path=pkg://trainer_client.adapters.verl
+    reward.custom_reward_function.name=compute_score
+    +reward.custom_reward_function.reward_kwargs.url=http://reward-service:8000
+    +reward.custom_reward_function.reward_kwargs.profile=r1
+
+Options (`reward_kwargs`): `url` (or `urls`: one or a list), `profile` (a preset or an inline
+profile), `token`, `max_concurrency`, `group_size` (samples per prompt: set it to
+`actor_rollout_ref.rollout.n` for group rewards such as `kimi`), `task` (instead of the one
+guessed from the data source). They travel with verl's config into its Ray actors; the
+`REWARD_SERVICE_*` environment variables are the fallback, read in the actor.
+
+Every sample gets the same keys: `score`, `acc` (the accuracy component, verl's usual key),
+`rs_ok` (1.0 graded, 0.0 not) and `rs_<component>`. An item the service could not grade
+(invalid, timeout, error) scores the profile's `failure_reward` with `rs_ok` 0.0, and is
+counted and logged (`trainer_client.adapters.common.FAILURES`); a service that does not
+answer raises instead of scoring.
+
+`reward.reward_manager.name=remote` (and verl <= 0.7.0's naive manager) call a sync function:
+`compute_score_sync`. verl <= 0.7.0's `reward_model.reward_manager=batch`: `compute_score_batch`.
+verl's reward-loop manager of ours, with exact token counts and groups: `verl_manager`.
+This module imports without verl or numpy (`reward-service[client]`).
 """
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trainer_client.adapters.common import service_profile, service_urls, task_for_source
-from trainer_client.client import RewardResult, SyncRewardClient
+from trainer_client.adapters.common import report_failures, task_for_source, text_of
+from trainer_client.batching import ServiceSettings, shared_client
+from trainer_client.client import RewardResult
 
-_client: SyncRewardClient | None = None
-
-
-def _shared_client() -> SyncRewardClient:
-    global _client
-    if _client is None:
-        _client = SyncRewardClient(service_urls(), profile=service_profile())
-    return _client
+# Where verl's preprocessors keep the question (gsm8k, geo3k: "question"; MATH-style sources: "problem").
+_PROMPT_KEYS = ("prompt", "question", "problem", "query")
+_SERVICE_OPTIONS = ("url", "urls", "profile", "token", "max_concurrency", "group_size", "task")
+# verl passes these to every custom function when a reward model is enabled.
+_VERL_KWARGS = ("reward_router_address", "reward_model_tokenizer")
 
 
-def _item(data_source: str | None, solution_str: str, ground_truth: Any, extra_info: dict | None) -> dict[str, Any]:
+def plain(value: Any) -> Any:
+    """JSON-able Python from parquet rows (numpy arrays and scalars, nested) and verl's OmegaConf containers."""
+    if hasattr(value, "tolist"):  # numpy arrays and scalars, torch tensors
+        return plain(value.tolist())
+    if isinstance(value, Mapping):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [plain(item) for item in value]
+    return value
+
+
+def reward_options(kwargs: Mapping[str, Any]) -> tuple[ServiceSettings, str | None]:
+    """The service settings and the fixed task from `reward_kwargs`, else the environment."""
+    unknown = sorted(set(kwargs) - set(_SERVICE_OPTIONS) - set(_VERL_KWARGS))
+    if unknown:
+        warnings.warn(f"verl reward_kwargs {unknown} ignored: the service takes {_SERVICE_OPTIONS}", stacklevel=3)
+    options = {name: plain(kwargs.get(name)) for name in _SERVICE_OPTIONS}
+    settings = ServiceSettings.resolve(
+        urls=options["url"] or options["urls"],
+        profile=options["profile"],
+        token=options["token"],
+        max_concurrency=options["max_concurrency"],
+        group_size=options["group_size"],
+    )
+    return settings, options["task"]
+
+
+def service_item(
+    data_source: Any, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None, task: str | None
+) -> dict[str, Any]:
+    """One service item from verl's arguments; only the extra_info fields the service reads are sent."""
     extra = extra_info or {}
-    item: dict[str, Any] = {"task": task_for_source(data_source), "completion": solution_str, "reference": ground_truth}
-    if isinstance(ground_truth, dict) and "task" in ground_truth:
-        item |= {"task": ground_truth["task"], "reference": ground_truth.get("reference", ground_truth)}
-    if "task" in extra:
-        item["task"] = extra["task"]
-    for key in ("prompt", "target_language", "num_tokens", "group"):
-        if key in extra:
-            item[key] = extra[key]
+    source = plain(data_source)
+    reference = plain(ground_truth)
+    item: dict[str, Any] = {"task": task or task_for_source(source), "completion": solution_str, "reference": reference}
+    if isinstance(reference, dict) and "task" in reference:
+        item |= {"task": reference["task"], "reference": reference.get("reference", reference)}
+    prompt = next((extra[key] for key in _PROMPT_KEYS if extra.get(key) is not None), None)
+    if prompt is not None:
+        item["prompt"] = text_of(plain(prompt))
+    for key in ("task", "target_language", "num_tokens", "group"):
+        if extra.get(key) is not None:
+            item[key] = plain(extra[key])
+    if "group" not in item and extra.get("index") is not None:
+        item["group"] = f"{source}/{plain(extra['index'])}"  # the rollouts of one prompt share its dataset index
     return item
 
 
-def _score(result: RewardResult) -> dict[str, Any]:
-    """verl logs every key besides "score" as reward_extra_info."""
-    return {"score": result.reward, **{f"rs_{name}": value for name, value in result.components.items()}}
+def verl_score(result: RewardResult) -> dict[str, Any]:
+    """verl stacks every key across samples, so every sample has them all, failed or not."""
+    components = {f"rs_{name}": value for name, value in result.components.items()}
+    acc = result.components.get("accuracy", 0.0)
+    return {"score": result.reward, "acc": acc, "rs_ok": float(result.ok), **components}
 
 
-def compute_score(
-    data_source: str | None, solution_str: str, ground_truth: Any, extra_info: dict | None = None, **kwargs: Any
+async def compute_score(
+    data_source: Any, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None = None, **kwargs: Any
 ) -> dict[str, Any]:
-    [result] = _shared_client().grade([_item(data_source, solution_str, ground_truth, extra_info)])
-    return _score(result)
+    """verl's custom reward function (awaited by its reward loop); `kwargs` are `reward_kwargs`."""
+    settings, task = reward_options(kwargs)
+    item = service_item(data_source, solution_str, ground_truth, extra_info, task)
+    result = await shared_client(settings).grade_one(item)
+    report_failures([result], "verl")
+    return verl_score(result)
+
+
+def compute_score_sync(
+    data_source: Any, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None = None, **kwargs: Any
+) -> dict[str, Any]:
+    """`compute_score` for managers that call from threads: verl's `remote` manager, verl <= 0.7.0's naive."""
+    settings, task = reward_options(kwargs)
+    item = service_item(data_source, solution_str, ground_truth, extra_info, task)
+    result = shared_client(settings).submit(item).result()
+    report_failures([result], "verl")
+    return verl_score(result)
 
 
 def compute_score_batch(
-    data_sources: list[str],
-    solution_strs: list[str],
-    ground_truths: list[Any],
-    extra_infos: list[dict | None],
+    data_sources: Sequence[Any],
+    solution_strs: Sequence[str],
+    ground_truths: Sequence[Any],
+    extra_infos: Sequence[Mapping[str, Any] | None],
     **kwargs: Any,
 ) -> list[dict[str, Any]]:
+    """verl <= 0.7.0's BatchRewardManager (`reward_model.reward_manager=batch`): the batch in one request."""
+    settings, task = reward_options(kwargs)
     items = [
-        _item(source, solution, truth, extra)
+        service_item(source, solution, truth, extra, task)
         for source, solution, truth, extra in zip(data_sources, solution_strs, ground_truths, extra_infos, strict=True)
     ]
-    return [_score(result) for result in _shared_client().grade(items)]
+    results = shared_client(settings).grade_sync(items)
+    report_failures(results, "verl")
+    return [verl_score(result) for result in results]
