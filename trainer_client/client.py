@@ -21,7 +21,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+try:
+    import httpx
+except ImportError as exc:  # `pip install reward-service` without the extra
+    raise ImportError("trainer_client needs httpx: pip install 'reward-service[client]'") from exc
 
 
 class RewardServiceError(RuntimeError):
