@@ -17,7 +17,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from reward_api import __version__
-from reward_api.compat import openrlhf_answer, openrlhf_items, slime_item
+from reward_api.compat import not_computed, openrlhf_answer, openrlhf_items, slime_item
 from reward_api.config import Config
 from reward_api.engine import RewardEngine
 from reward_api.profiles import Profile, resolve_profile
@@ -130,12 +130,9 @@ def create_app(config: Config | None = None) -> FastAPI:
 
 def _log_not_computed(endpoint: str, results: list[RewardResult]) -> None:
     """These endpoints answer bare numbers, which cannot carry a status: say here what was not graded."""
-    failed = [r for r in results if r.status != "ok"]
-    if failed:
-        log.warning(
-            "%s: %d of %d rewards not computed, answered with the failure reward; first: %s (%s)",
-            endpoint, len(failed), len(results), failed[0].status, failed[0].details.get("reason"),
-        )  # fmt: skip
+    message = not_computed(results)
+    if message:
+        log.warning("%s: %s; answered with the failure reward", endpoint, message)
 
 
 def _result_fields(result: RewardResult) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import unicodedata
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -42,6 +43,23 @@ class Graded(Protocol):
     def components(self) -> Mapping[str, float]: ...
     @property
     def status(self) -> str: ...
+    @property
+    def details(self) -> Mapping[str, Any]: ...
+
+
+def not_computed(results: Sequence[Graded]) -> str | None:
+    """ "2 of 64 rewards not computed (invalid: 1, timeout: 1); first reason: ...", or None when all were graded.
+
+    Said wherever a protocol answers a plain number that cannot carry the status (the service's
+    OpenRLHF and slime endpoints, the trainer adapters), so a failure never passes for a wrong answer.
+    """
+    failed = [r for r in results if r.status != "ok"]
+    if not failed:
+        return None
+    by_status = Counter(r.status for r in failed)
+    summary = ", ".join(f"{status}: {count}" for status, count in sorted(by_status.items()))
+    reason = failed[0].details.get("reason", "no reason given")
+    return f"{len(failed)} of {len(results)} rewards not computed ({summary}); first reason: {reason}"
 
 
 def item_from_label(completion: str, label: Any, prompt: str | None) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import pytest
 
 from reward_api.local import LocalServer, free_port
 from tests.test_reward_client import expected_rewards, math_items, request_count
-from trainer_client.batching import BatchingClient, ServiceSettings, shared_client
+from trainer_client.batching import BatchingClient, ServiceSettings, _chunks_keeping_groups, shared_client
 from trainer_client.client import RewardServiceError
 
 
@@ -113,3 +113,18 @@ def test_a_token_reaches_a_secured_service(tmp_path) -> None:
         with pytest.raises(RewardServiceError, match="401"):
             without.grade_sync(math_items(1))
         without.close()
+
+
+@pytest.mark.parametrize(
+    ("groups", "size", "chunks"),
+    [
+        ([None] * 5, 2, [[None] * 2, [None] * 2, [None]]),
+        (["a", "a", "a", "b", "b"], 2, [["a", "a", "a"], ["b", "b"]]),  # a group is never cut
+        (["a", "b", "b", "b", "c"], 2, [["a", "b", "b", "b"], ["c"]]),
+        (["a", None, None], 1, [["a"], [None], [None]]),
+    ],
+)
+def test_requests_end_only_where_a_group_ends(groups: list, size: int, chunks: list) -> None:
+    batch = [({"group": group}, None) for group in groups]
+    split = [[item["group"] for item, _ in chunk] for chunk in _chunks_keeping_groups(batch, size)]
+    assert split == chunks

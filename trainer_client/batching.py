@@ -26,7 +26,7 @@ import contextlib
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -192,10 +192,7 @@ class BatchingClient:
                 self._release_group(key)
             elif key not in self._group_timers:
                 self._group_timers[key] = self._loop.call_later(self.settings.group_wait_s, self._release_group, key)
-        if len(self._ready) >= self.settings.batch_size:
-            self._flush()
-        elif self._ready and self._flush_timer is None:
-            self._flush_timer = self._loop.call_later(self.settings.window_s, self._flush)
+        self._schedule_flush()
 
     def _release_group(self, key: str) -> None:
         """A complete group (or one that waited long enough) joins the next batch as a whole."""
@@ -203,7 +200,13 @@ class BatchingClient:
         if timer is not None:
             timer.cancel()
         self._ready.extend(self._groups.pop(key, []))
-        if self._flush_timer is None:
+        self._schedule_flush()
+
+    def _schedule_flush(self) -> None:
+        """A full batch goes now; a partial one when the first of its items has waited `window_s`."""
+        if len(self._ready) >= self.settings.batch_size:
+            self._flush()
+        elif self._ready and self._flush_timer is None:
             self._flush_timer = self._loop.call_later(self.settings.window_s, self._flush)
 
     def _flush(self) -> None:
@@ -211,12 +214,10 @@ class BatchingClient:
             self._flush_timer.cancel()
             self._flush_timer = None
         batch, self._ready = self._ready, []
-        for start in range(0, len(batch), self.settings.batch_size):
-            self._loop.create_task(self._send(_extend_to_group_end(batch, start, self.settings.batch_size)))
+        for chunk in _chunks_keeping_groups(batch, self.settings.batch_size):
+            self._loop.create_task(self._send(chunk))
 
     async def _send(self, batch: list[_Pending]) -> None:
-        if not batch:
-            return
         try:
             results: list[Any] = await self._client.grade_batch([item for item, _ in batch])
         except Exception as exc:  # every caller of the batch learns why: never a silent zero
@@ -243,19 +244,17 @@ def _settle(settled: Sequence[tuple[Future | asyncio.Future, Any]]) -> None:
             future.set_result(outcome)
 
 
-def _extend_to_group_end(batch: list[_Pending], start: int, size: int) -> list[_Pending]:
-    """batch[start:start+size], where a group cut at either edge belongs to the chunk it starts in."""
-
-    def group_at(i: int) -> Any:
-        return batch[i][0].get("group") if 0 <= i < len(batch) else None
-
-    begin = start
-    while group_at(begin) is not None and group_at(begin) == group_at(begin - 1):
-        begin += 1  # this group started in the previous chunk, which took it whole
-    end = min(start + size, len(batch))
-    while end < len(batch) and group_at(end) is not None and group_at(end) == group_at(end - 1):
-        end += 1
-    return batch[begin:end]
+def _chunks_keeping_groups(batch: list[_Pending], size: int) -> Iterator[list[_Pending]]:
+    """Requests of about `size` items: a chunk ends only where a group (consecutive items sharing one) ends."""
+    chunk: list[_Pending] = []
+    for entry in batch:
+        group = entry[0].get("group")
+        if len(chunk) >= size and (group is None or group != chunk[-1][0].get("group")):
+            yield chunk
+            chunk = []
+        chunk.append(entry)
+    if chunk:
+        yield chunk
 
 
 _SHARED: dict[tuple[int, ServiceSettings], BatchingClient] = {}

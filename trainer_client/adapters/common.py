@@ -6,7 +6,7 @@ import logging
 from collections import Counter
 from collections.abc import Sequence
 
-from reward_api.compat import text_of
+from reward_api.compat import not_computed, text_of
 from trainer_client.client import RewardResult
 
 __all__ = ["FAILURES", "report_failures", "task_for_source", "text_of"]
@@ -29,14 +29,10 @@ def report_failures(results: Sequence[RewardResult], source: str) -> None:
 
     A trainer that cannot take None would otherwise see the failure reward as a wrong answer.
     """
-    failed = [r for r in results if not r.ok]
-    if not failed:
+    message = not_computed(results)
+    if message is None:
         return
-    by_status = Counter(r.status for r in failed)
-    for status, count in by_status.items():
-        FAILURES[(source, status)] += count
-    summary = ", ".join(f"{status}: {count}" for status, count in sorted(by_status.items()))
-    reason = failed[0].details.get("reason", "no reason given")
-    log.warning(
-        "%s: %d of %d rewards not computed (%s); first reason: %s", source, len(failed), len(results), summary, reason
-    )
+    for result in results:
+        if not result.ok:
+            FAILURES[(source, result.status)] += 1
+    log.warning("%s: %s", source, message)
