@@ -2,35 +2,57 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi import Body, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
+from fastapi_offline import FastAPIOffline
 from prometheus_client import CONTENT_TYPE_LATEST
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from pydantic import ValidationError
 
 from reward_api import __version__
 from reward_api.compat import not_computed, openrlhf_answer, openrlhf_items, slime_item
 from reward_api.config import Config
 from reward_api.engine import RewardEngine
-from reward_api.profiles import Profile, resolve_profile
+from reward_api.errors import (
+    ApiError,
+    error_body,
+    error_responses,
+    install_error_handlers,
+    one_detail,
+    validation_detail,
+)
+from reward_api.http_guard import HttpLimits, RequestGuard
+from reward_api.profiles import PresetName, Profile, ProfileOverride, resolve_profile
 from reward_api.schemas import (
+    OPENRLHF_EXAMPLES,
+    REWARDS_EXAMPLES,
+    SLIME_EXAMPLES,
+    NotReady,
     OpenRLHFRequest,
     OpenRLHFResponse,
+    Readiness,
     RewardRequest,
     RewardResponse,
     RewardResult,
+    SlimeKeyedResult,
     SlimeRequest,
 )
 
 log = logging.getLogger("reward_api.http")
+
+# What a grading request can be answered besides 200: the app's own refusals (400, 401, 413, 422) and the
+# request guard's (408 slow body, 413 large body, 503 load shed, 500 a bug). No endpoint answers 429.
+_WORK_ERRORS = error_responses(400, 401, 408, 413, 422, 500, 503)
+# GET endpoints are never shed nor body-limited; only a bug answers an error.
+_PROBE_ERRORS = error_responses(500)
+ProfileQuery = Annotated[
+    PresetName | None, Query(description="A preset name; the service's default profile when absent.")
+]
 
 
 def create_app(config: Config | None = None) -> FastAPI:
@@ -45,83 +67,136 @@ def create_app(config: Config | None = None) -> FastAPI:
         yield
         await engine.close()
 
-    app = FastAPI(
+    # /docs and /redoc load Swagger UI and ReDoc from files in the fastapi-offline package, not from a CDN:
+    # training clusters often have no internet. The validator badge would call out to swagger.io: off.
+    app = FastAPIOffline(
         title="Verifiable reward service",
         version=__version__,
-        description="Rewards for RL on reasoning models: math, format, language, length and sort graders.",
+        description="Rewards for RL on reasoning models: math, format, language, length, sort and code graders. "
+        'Every refusal is `{"error": "<field>: <what to do>", "detail": [...]}`.',
         lifespan=lifespan,
+        swagger_ui_parameters={"validatorUrl": None},
     )
     app.state.engine = engine
-    app.add_middleware(_RequestGuard, config=config, engine=engine)
+    app.add_middleware(
+        RequestGuard, limits=HttpLimits.of(config), requests=engine.metrics.requests,
+        request_seconds=engine.metrics.request_seconds, known_paths=_KNOWN_PATHS, logger=log,
+    )  # fmt: skip
 
-    @app.exception_handler(RequestValidationError)
-    async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = exc.errors()
-        where = ".".join(str(p) for p in errors[0]["loc"] if p != "body") if errors else ""
-        message = f"{where}: {errors[0]['msg']}" if errors else "invalid request"
-        detail = [{"loc": e["loc"], "msg": e["msg"], "type": e["type"]} for e in errors]
-        return JSONResponse(status_code=422, content={"error": message, "detail": detail})
+    install_error_handlers(app)
 
     def authorize(request: Request) -> None:
         if not config.auth_token:
             return
         supplied = request.headers.get("authorization", "")
         if not secrets.compare_digest(supplied.encode(), f"Bearer {config.auth_token}".encode()):
-            raise HTTPException(401, "missing or wrong bearer token (header `Authorization: Bearer <token>`)")
+            raise ApiError.at(
+                401, ["header", "authorization"], "missing or wrong bearer token; send `Authorization: Bearer <token>`",
+                "unauthorized", headers={"WWW-Authenticate": "Bearer"},
+            )  # fmt: skip
 
-    def profile_or_422(spec: Any) -> Profile:
+    def profile_or_422(spec: ProfileOverride | str | None, loc: list[str | int]) -> Profile:
+        """The request's profile, or a 422 naming the field at `loc` (where the request carried it)."""
         try:
             return resolve_profile(spec if spec is not None else config.default_profile)
-        except ValueError as exc:
-            raise HTTPException(422, f"profile: {exc}") from exc
+        except ValidationError as exc:  # the preset with these overrides is not a valid profile
+            raise ApiError(422, validation_detail(exc.errors(), loc)) from exc
+        except ValueError as exc:  # an unknown preset
+            raise ApiError.at(422, loc, str(exc), "unknown_profile") from exc
 
-    def check_batch(count: int) -> None:
+    def check_batch(count: int, loc: list[str | int]) -> None:
         if count > config.max_batch_items:
-            raise HTTPException(
-                413, f"items: {count} items exceed the limit of {config.max_batch_items}; split the batch"
-            )
+            message = f"{count} items exceed the limit of {config.max_batch_items}; split the batch"
+            raise ApiError.at(413, loc, message, "too_many_items")
 
-    @app.post("/v1/rewards", response_model=RewardResponse, dependencies=[Depends(authorize)])
-    async def rewards(body: RewardRequest) -> RewardResponse:
-        """Grade a batch; results come back in request order, one per item."""
-        profile = profile_or_422(body.profile)
-        check_batch(len(body.items))
+    @app.post(
+        "/v1/rewards",
+        summary="Grade a batch (native API)",
+        response_model=RewardResponse,
+        dependencies=[Depends(authorize)],
+        responses=_WORK_ERRORS,
+    )
+    async def rewards(body: Annotated[RewardRequest, Body(openapi_examples=REWARDS_EXAMPLES)]) -> RewardResponse:
+        """Grade a batch; results come back in request order, one per item. An item that cannot be graded
+        (unknown task, missing field) is a result with status `invalid`, never a failed batch."""
+        profile = profile_or_422(body.profile, ["body", "profile"])
+        check_batch(len(body.items), ["body", "items"])
         return RewardResponse(results=await engine.grade(body.items, profile))
 
-    @app.post("/get_reward", response_model=OpenRLHFResponse, dependencies=[Depends(authorize)])
-    async def openrlhf_get_reward(body: OpenRLHFRequest, profile: str | None = None) -> OpenRLHFResponse:
+    @app.post(
+        "/get_reward",
+        summary="OpenRLHF remote reward",
+        response_model=OpenRLHFResponse,
+        dependencies=[Depends(authorize)],
+        responses=_WORK_ERRORS,
+    )
+    async def openrlhf_get_reward(
+        body: Annotated[OpenRLHFRequest, Body(openapi_examples=OPENRLHF_EXAMPLES)], profile: ProfileQuery = None
+    ) -> OpenRLHFResponse:
         """OpenRLHF remote reward (`--reward.remote_url http://host:port/get_reward`; `--remote_rm_url`
         before 0.10.2). `scores` are the accuracy in [0, 1] for its dynamic filtering; see
         `reward_api.compat.openrlhf_answer`."""
-        resolved = profile_or_422(profile)
-        check_batch(len(body.query))
+        resolved = profile_or_422(profile, ["query", "profile"])
+        check_batch(len(body.query), ["body", "query"])
         results = await engine.grade(openrlhf_items(body.query, body.prompts, body.labels), resolved)
         _log_not_computed("/get_reward", results)
         return OpenRLHFResponse(**openrlhf_answer(results))
 
-    @app.post("/slime", dependencies=[Depends(authorize)])
-    async def slime_reward(body: SlimeRequest, profile: str | None = None, reward_key: str | None = None) -> Any:
+    @app.post(
+        "/slime",
+        summary="slime remote reward",
+        response_model=float | SlimeKeyedResult,
+        dependencies=[Depends(authorize)],
+        responses=_WORK_ERRORS,
+    )
+    async def slime_reward(
+        body: Annotated[SlimeRequest, Body(openapi_examples=SLIME_EXAMPLES)],
+        profile: ProfileQuery = None,
+        reward_key: Annotated[
+            str | None, Query(description="Answer an object with the reward under this key (slime's --reward-key).")
+        ] = None,
+    ) -> float | SlimeKeyedResult:
         """slime remote reward (`--rm-type remote_rm --rm-url http://host:port/slime`): a bare number,
         or with `?reward_key=K` an object holding the reward under K plus components, status and
         details (pair with slime's `--reward-key K`)."""
-        resolved = profile_or_422(profile)
+        if reward_key in SlimeKeyedResult.model_fields:
+            message = f"{reward_key!r} is a field of the answer and would hide the reward; pick another key"
+            raise ApiError.at(422, ["query", "reward_key"], message, "reserved_key")
+        resolved = profile_or_422(profile, ["query", "profile"])
         [result] = await engine.grade([slime_item(body.prompt, body.response, body.label)], resolved)
         _log_not_computed("/slime", [result])
         if reward_key is None:
             return result.reward
-        return {reward_key: result.reward, **_result_fields(result)}
+        return SlimeKeyedResult(**{reward_key: result.reward}, **_result_fields(result))
 
-    @app.get("/healthz")
+    @app.get("/healthz", responses=_PROBE_ERRORS)
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/readyz")
+    @app.get(
+        "/readyz",
+        response_model=Readiness,
+        responses={503: {"model": NotReady, "description": "Grading workers are still starting."}, **_PROBE_ERRORS},
+    )
     async def readyz() -> JSONResponse:
-        ready = engine.ready
-        body = {"ready": ready, "workers": engine.pool.alive, "want": engine.pool.size}
-        return JSONResponse(status_code=200 if ready else 503, content=body)
+        readiness = Readiness(ready=engine.ready, workers=engine.pool.alive, want=engine.pool.size).model_dump()
+        if readiness["ready"]:
+            return JSONResponse(readiness)
+        message = f"{readiness['workers']} of {readiness['want']} grading workers are up; retry when this answers 200"
+        body = error_body(f"workers: {message}", one_detail(["workers"], message, "not_ready"))
+        return JSONResponse(status_code=503, content=body | readiness)
 
-    @app.get("/metrics")
+    @app.get(
+        "/metrics",
+        response_class=Response,  # no JSON media type: 200 is documented as text, errors as JSON
+        responses={
+            200: {
+                "description": "Prometheus text exposition format.",
+                "content": {"text/plain": {"schema": {"type": "string"}}},
+            },
+            **_PROBE_ERRORS,
+        },
+    )
     async def metrics() -> Response:
         return Response(content=engine.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
@@ -139,78 +214,4 @@ def _result_fields(result: RewardResult) -> dict[str, Any]:
     return {"components": result.components, "status": result.status, "details": result.details}
 
 
-_KNOWN_PATHS = {"/v1/rewards", "/get_reward", "/slime", "/healthz", "/readyz", "/metrics"}
-
-
-class _RequestGuard:
-    """Body-size limit (413 before the app reads a byte too many), request metrics and logs."""
-
-    def __init__(self, app: ASGIApp, config: Config, engine: RewardEngine) -> None:
-        self.app = app
-        self.max_bytes = int(config.max_body_mb * 1024 * 1024)
-        self.metrics = engine.metrics
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        endpoint = scope["path"] if scope["path"] in _KNOWN_PATHS else "other"
-        started = time.perf_counter()
-        status = {"code": 500}
-
-        async def send_and_record(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                status["code"] = message["status"]
-            await send(message)
-
-        body = await self._read_limited(scope, receive)
-        if body is None:
-            await _send_json(send_and_record, 413, {"error": f"request body exceeds {self.max_bytes} bytes"})
-        else:
-            await self.app(scope, _replay(body, receive), send_and_record)
-        seconds = time.perf_counter() - started
-        self.metrics.requests.labels(endpoint, str(status["code"])).inc()
-        self.metrics.request_seconds.labels(endpoint).observe(seconds)
-        log.info(
-            "request",
-            extra={"method": scope["method"], "path": scope["path"], "status": status["code"], "ms": seconds * 1e3},
-        )
-
-    async def _read_limited(self, scope: Scope, receive: Receive) -> bytes | None:
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            return None
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                break
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                return None
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        return b"".join(chunks)
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """Hand the app the body we already read, then the client's own messages (disconnect)."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if sent:
-            return await receive()
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replay
-
-
-async def _send_json(send: Send, status: int, content: dict[str, Any]) -> None:
-    payload = json.dumps(content).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": payload})
+_KNOWN_PATHS = frozenset({"/v1/rewards", "/get_reward", "/slime", "/healthz", "/readyz", "/metrics"})

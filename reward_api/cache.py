@@ -1,4 +1,8 @@
-"""A bounded LRU of text-grading results, keyed by a digest of everything that decides them."""
+"""A bounded LRU of text-grading results, keyed by a digest of everything that decides them.
+
+Bounded twice: by entries and by bytes (each entry's size is its pickled answer from the
+worker, plus the key), so a few huge answers cannot grow the service without limit.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from collections import OrderedDict
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
+
+_ENTRY_OVERHEAD = 200  # key, dict slot and object headers, roughly
 
 
 def digest(*parts: bytes | str) -> bytes:
@@ -20,23 +26,32 @@ def digest(*parts: bytes | str) -> bytes:
 
 
 class LRUCache(Generic[V]):
-    def __init__(self, max_entries: int) -> None:
+    def __init__(self, max_entries: int, max_bytes: int) -> None:
         self.max_entries = max_entries
-        self._entries: OrderedDict[bytes, V] = OrderedDict()
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._entries: OrderedDict[bytes, tuple[V, int]] = OrderedDict()
 
     def get(self, key: bytes) -> V | None:
-        value = self._entries.get(key)
-        if value is not None:
-            self._entries.move_to_end(key)
-        return value
-
-    def put(self, key: bytes, value: V) -> None:
-        if self.max_entries <= 0:
-            return
-        self._entries[key] = value
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
         self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        return entry[0]
+
+    def put(self, key: bytes, value: V, size_bytes: int) -> None:
+        """Keep `value`; `size_bytes` is what it costs in memory. One entry over half the budget is not kept."""
+        size = size_bytes + _ENTRY_OVERHEAD
+        if self.max_entries <= 0 or size > self.max_bytes // 2:
+            return
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self.bytes -= old[1]
+        self._entries[key] = (value, size)
+        self.bytes += size
+        while len(self._entries) > self.max_entries or self.bytes > self.max_bytes:
+            _, (_, evicted) = self._entries.popitem(last=False)
+            self.bytes -= evicted
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -41,16 +41,12 @@ def configure_logging(level: str) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from reward_api.app import create_app
+    from reward_api.http_guard import serve
 
     config = Config.from_env(host=args.host, port=args.port, workers=args.workers, item_deadline_s=args.deadline)
     configure_logging(config.log_level)
-    uvicorn.run(
-        create_app(config), host=config.host, port=config.port, log_config=None, access_log=False,
-        timeout_graceful_shutdown=10,
-    )  # fmt: skip
+    serve(create_app(config), config)
     return 0
 
 

@@ -4,6 +4,12 @@ the worker pool, then add length components and combine everything into rewards.
     items -> validate -> cache / in-flight dedup -> pool (text components, deadline)
           -> length components (per item and per group) -> weighted sum -> results
 
+An item waits for a worker at most `queue_timeout_s` from its batch's arrival, then has
+its deadline in the worker. Identical items in flight share
+one worker call, which is cancelled when every request waiting for it is gone (a
+client that disconnects stops its work). An item that burnt its whole deadline in
+CPU is remembered as a timeout, so a trainer resending it costs nothing.
+
 The HTTP app and the offline CLI both drive this class.
 """
 
@@ -11,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,8 +43,21 @@ from reward_api.profiles import SECTIONS, Profile
 from reward_api.schemas import RewardItem, RewardResult
 from sandbox.isolation import Isolation, IsolationUnavailable, check_host
 
+log = logging.getLogger("reward_api.engine")
+
 # What a code item's worker needs beyond its sandbox run: parsing, sandbox start-up and teardown.
 CODE_MARGIN_S = 10.0
+# A timeout is remembered when the item itself burnt at least this share of its deadline in CPU
+# (not one that waited in the queue or was starved by other work).
+REMEMBER_TIMEOUT_CPU_SHARE = 0.5
+
+
+@dataclass
+class _SharedCall:
+    """One worker call and how many requests' items wait for it."""
+
+    task: asyncio.Future[CallOutcome]
+    waiters: int = 0
 
 
 @dataclass
@@ -49,7 +70,8 @@ class _Graded:
     scores: dict[str, Score] = field(default_factory=dict)
     reason: str | None = None
     cached: bool = False
-    seconds: float = 0.0
+    seconds: float = 0.0  # in a grading worker
+    queued_seconds: float = 0.0  # waiting for one
 
 
 class RewardEngine:
@@ -59,15 +81,20 @@ class RewardEngine:
         if not self.sandbox.urls:
             _check_isolation(Isolation(self.sandbox.isolation))
         self.metrics = metrics or Metrics()
-        self.cache: LRUCache[TextGrades] = LRUCache(config.cache_entries)
-        self._in_flight: dict[bytes, asyncio.Future[CallOutcome]] = {}
+        self.cache: LRUCache[TextGrades] = LRUCache(config.cache_entries, int(config.cache_mb * 1024 * 1024))
+        self._in_flight: dict[bytes, _SharedCall] = {}
         self.pool = WorkerPool(
             size=config.worker_count(),
             deadline_s=config.item_deadline_s,
             memory_mb=config.worker_memory_mb,
             preload=["reward_api.prewarm"],
             on_restart=lambda reason: self.metrics.worker_restarts.labels(reason).inc(),
+            slow_after_s=config.slow_after_s,
+            max_slow=config.max_slow_calls or 4 * config.worker_count(),
         )
+        self.metrics.slow_calls.set_function(lambda: self.pool.slow)
+        self.metrics.cache_bytes.set_function(lambda: self.cache.bytes)
+        self.metrics.cache_entries.set_function(lambda: len(self.cache))
 
     async def start(self) -> None:
         await self.pool.start()
@@ -80,11 +107,22 @@ class RewardEngine:
         return self.pool.ready
 
     async def grade(self, raw_items: Sequence[Any], profile: Profile) -> list[RewardResult]:
-        graded = await asyncio.gather(*(self._grade_one(raw, i, profile) for i, raw in enumerate(raw_items)))
+        arrived = time.monotonic()
+        graded = await asyncio.gather(*(self._grade_one(raw, i, profile, arrived) for i, raw in enumerate(raw_items)))
         lengths = _length_components(graded, profile)
         return [self._result(g, lengths[i], profile) for i, g in enumerate(graded)]
 
-    async def _grade_one(self, raw: Any, index: int, profile: Profile) -> _Graded:
+    async def _grade_one(self, raw: Any, index: int, profile: Profile, arrived: float) -> _Graded:
+        """One item, whatever happens: a bug here is this item's `error`, never its batch's failure."""
+        try:
+            return await self._grade_validated(raw, index, profile, arrived)
+        except Exception as exc:
+            log.exception("grading items[%d] failed inside the service", index)
+            graded = _Graded(None, status="error", reason=f"items[{index}]: internal error ({type(exc).__name__})")
+            graded.item_id = _raw_id(raw)
+            return graded
+
+    async def _grade_validated(self, raw: Any, index: int, profile: Profile, arrived: float) -> _Graded:
         try:
             item = RewardItem.model_validate(raw)
         except ValidationError as exc:
@@ -114,14 +152,27 @@ class RewardEngine:
             self.metrics.cache_hits.inc()
             return _from_text_grades(item, cached, cached=True)
         self.metrics.cache_misses.inc()
-        outcome = await self._call_deduplicated(key, job, deadline_s)
+        outcome = await self._call_shared(key, job, deadline_s, wait_until=arrived + self.config.queue_timeout_s)
         self.metrics.grading_seconds.labels(item.task).observe(outcome.seconds)
         if outcome.status != "ok":
-            return _Graded(item, status=outcome.status, reason=outcome.error, seconds=outcome.seconds)
-        self.cache.put(key, outcome.value)
+            self._remember_if_costly(key, job, outcome, deadline_s)
+            graded = _Graded(item, status=outcome.status, reason=outcome.error, seconds=outcome.seconds)
+            graded.queued_seconds = outcome.queued_seconds
+            return graded
+        self.cache.put(key, outcome.value, outcome.size_bytes)
         graded = _from_text_grades(item, outcome.value, cached=False)
         graded.seconds = outcome.seconds
         return graded
+
+    def _remember_if_costly(self, key: bytes, job: ItemJob, outcome: CallOutcome, deadline_s: float) -> None:
+        """An item that burnt its deadline in CPU would burn it again: answer its repeats from the cache.
+        Code items are not remembered: their CPU is spent by sandboxed programs, not measured here."""
+        if outcome.status != "timeout" or job.task == "code":
+            return
+        if outcome.cpu_seconds < REMEMBER_TIMEOUT_CPU_SHARE * deadline_s * SOFT_FRACTION:
+            return
+        reason = f"{outcome.error} (remembered: this item used {outcome.cpu_seconds:.3g}s of CPU when it was graded)"
+        self.cache.put(key, TextGrades("timeout", reason=reason), len(reason))
 
     def _deadline_s(self, job: ItemJob) -> float:
         """A code item's deadline comes from its own run budget plus a margin, late enough that the
@@ -131,34 +182,37 @@ class RewardEngine:
         run_s = run_budget_s(job.reference, job.profile.code, job.sandbox.max_run_s)
         return min((run_s + CODE_MARGIN_S) / SOFT_FRACTION, self.config.code_deadline_s)
 
-    async def _call_deduplicated(self, key: bytes, job: ItemJob, deadline_s: float) -> CallOutcome:
-        """Identical items in flight at once share one worker call."""
-        pending = self._in_flight.get(key)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[CallOutcome] = asyncio.get_running_loop().create_future()
-        self._in_flight[key] = future
+    async def _call_shared(self, key: bytes, job: ItemJob, deadline_s: float, wait_until: float) -> CallOutcome:
+        """Identical items in flight at once share one worker call; it is cancelled (its worker
+        stopped) only when no request waits for it any more."""
+        shared = self._in_flight.get(key)
+        if shared is None:
+            renice = job.task != "code"  # a code item's work is its sandboxed programs, limited on their own
+            call = self.pool.call(
+                grade_text, job, deadline_s=deadline_s, wait_until=wait_until, renice_when_slow=renice
+            )
+            shared = _SharedCall(asyncio.ensure_future(call))
+            self._in_flight[key] = shared
+            shared.task.add_done_callback(lambda _: self._in_flight.pop(key, None))
+        shared.waiters += 1
         try:
-            outcome = await self.pool.call(grade_text, job, deadline_s=deadline_s)
-            future.set_result(outcome)
-            return outcome
-        except asyncio.CancelledError:
-            future.cancel()
-            raise
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # mark retrieved: waiters may be gone
-            raise
+            return await asyncio.shield(shared.task)
         finally:
-            del self._in_flight[key]
+            shared.waiters -= 1
+            if shared.waiters == 0 and not shared.task.done():
+                shared.task.cancel()
 
     def _result(self, graded: _Graded, lengths: dict[str, float], profile: Profile) -> RewardResult:
-        task = graded.item.task if graded.item else "unknown"
+        task = graded.item.task if graded.item and graded.item.task in TASKS else "unknown"  # bounded label set
         self.metrics.items.labels(task, graded.status).inc()
         item_id = graded.item.id if graded.item else graded.item_id
         names = _reported_components(profile)
         if graded.status != "ok":
-            details = {"reason": graded.reason, "seconds": graded.seconds}
+            details: dict[str, Any] = {"reason": graded.reason, "seconds": graded.seconds}
+            if graded.queued_seconds:
+                details["queued_seconds"] = graded.queued_seconds
+            if graded.cached:
+                details["cached"] = True
             components = dict.fromkeys(names, 0.0)
             return RewardResult(
                 id=item_id, reward=profile.failure_reward, components=components,
@@ -170,7 +224,7 @@ class RewardEngine:
             weight * (profile.scaled_accuracy(values[name]) if name == "accuracy" else values[name])
             for name, weight in profile.weights.items()
         )
-        details: dict[str, Any] = {name: score.details for name, score in graded.scores.items()}
+        details = {name: score.details for name, score in graded.scores.items()}
         if graded.cached:
             details["cached"] = True
         else:

@@ -54,7 +54,7 @@ class ItemJob:
 
 @dataclass(frozen=True)
 class TextGrades:
-    status: Literal["ok", "invalid"]
+    status: Literal["ok", "invalid", "timeout"]  # timeout: remembered, the item took its whole deadline
     scores: dict[str, Score] = field(default_factory=dict)
     reason: str | None = None
 
@@ -89,11 +89,36 @@ def judge_backend(sandbox: SandboxConfig) -> JudgeBackend:
 def grade_text(job: ItemJob) -> TextGrades:
     """Grade every requested text component; an unusable item is `invalid`, not an error."""
     try:
-        return TextGrades("ok", {name: _COMPONENTS[name](job) for name in job.components})
+        scores = {name: _COMPONENTS[name](job) for name in job.components}
     except InvalidItem as exc:
         return TextGrades("invalid", reason=str(exc))
+    return TextGrades("ok", {name: Score(score.value, bounded(score.details)) for name, score in scores.items()})
+
+
+# Details are for people reading a result; a sort item's echo of a 100,000-number answer is not.
+MAX_DETAIL_ITEMS = 128  # above a code reference's default max_tests (100)
+MAX_DETAIL_CHARS = 2000
+
+
+def bounded(value: Any) -> Any:
+    """`value` with every list cut to MAX_DETAIL_ITEMS and every string to MAX_DETAIL_CHARS, saying so."""
+    if isinstance(value, dict):
+        return {key: bounded(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        kept = [bounded(item) for item in value[:MAX_DETAIL_ITEMS]]
+        return [*kept, f"... {len(value) - MAX_DETAIL_ITEMS} more"] if len(value) > MAX_DETAIL_ITEMS else kept
+    if isinstance(value, str) and len(value) > MAX_DETAIL_CHARS:
+        return f"{value[:MAX_DETAIL_CHARS]}... ({len(value)} characters)"
+    return value
+
+
+# Answers whose first grading builds what every later one reuses: ANTLR's parser tables (~0.2 s),
+# sympy's caches. Graded once in the forkserver, so every worker forked from it starts warm.
+_WARM_UP_MATH = (("\\boxed{\\frac{x+1}{x^2-1}}", "\\frac{1}{x-1}"), ("\\boxed{2\\sqrt{3}}", "\\sqrt{12}"))
 
 
 def warm_up() -> None:
-    """Load models ahead of the first item (the pool's forkserver runs this once)."""
+    """Load models and build parser tables ahead of the first item (the pool's forkserver runs this once)."""
     preload_language()
+    for completion, reference in _WARM_UP_MATH:
+        grade_math(completion, reference, Profile().math)

@@ -31,6 +31,11 @@ class Metrics:
         self.cache_hits = Counter("reward_cache_hits", "Items answered from the cache", registry=r)
         self.cache_misses = Counter("reward_cache_misses", "Items not found in the cache", registry=r)
         self.workers = Gauge("reward_workers", "Grading worker processes configured", registry=r)
+        self.slow_calls = Gauge(
+            "reward_slow_calls", "Calls past slow_after_s, running aside the pool at low priority", registry=r
+        )
+        self.cache_bytes = Gauge("reward_cache_bytes", "Bytes of answers held by the result cache", registry=r)
+        self.cache_entries = Gauge("reward_cache_entries", "Answers held by the result cache", registry=r)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -1,15 +1,33 @@
-"""A pool of grading processes with a hard deadline on every call.
+"""A pool of grading processes with a hard deadline on every call, where slow calls
+cannot starve the others.
 
 Graders run untrusted-shaped input through sympy, regexes and parsers that can hang
 in C code where no Python-level timer reaches. So every call runs in a worker
 process, and the parent enforces the deadline from outside:
 
+- a call's deadline counts from when a worker takes it; the wait for a free worker is
+  bounded apart (`wait_until`): a call still waiting then answers `timeout` unrun;
 - inside the worker, a SIGALRM (the worker's own main thread, so signals work)
-  interrupts ordinary Python code at `soft_fraction * deadline`, and the worker
+  interrupts ordinary Python code at `SOFT_FRACTION` of the time left, and the worker
   answers `timeout` and lives on;
 - in the parent, a call still unanswered at the deadline gets its worker killed
-  (SIGKILL) and replaced; the call answers `timeout`. A worker that dies on its own
-  (segfault, OOM kill) is replaced the same way and its call answers `error`.
+  (SIGKILL) and replaced; the call answers `timeout`.
+
+Slow calls step aside. A call still running after `slow_after_s` is *demoted*: its
+worker leaves the pool for the rest of that call (reniced to the lowest CPU priority
+unless the caller says its work runs in child processes), a fresh worker takes its
+place at once, and the demoted one exits when its call ends. Normal calls never
+queue behind slow ones, and slow ones get the CPU the normal ones leave. At most
+`max_slow` calls are demoted at once; past that a slow call is cut at `slow_after_s`
+(it answers `timeout`). Calls whose work runs in child processes with limits of their
+own (sandboxed code) are demoted without renicing, under a cap of their own, and past
+it keep their worker rather than be cut.
+
+Faults: a worker that dies during a call (killed from outside, segfault) is replaced
+and the call is retried once on a fresh worker; a call that kills two workers answers
+`error`. A worker that caught MemoryError answers `error` and is replaced, since its
+heap stays grown. A call whose arguments cannot be pickled answers `error` without
+touching a worker.
 
 Workers are forked from a forkserver that has already imported the graders, so a
 replacement starts in milliseconds, not seconds.
@@ -20,20 +38,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import multiprocessing
+import os
+import pickle
 import resource
 import signal
+import struct
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any, Literal
 
 log = logging.getLogger("reward_api.pool")
 
 SOFT_FRACTION = 0.9  # the in-worker alarm fires before the parent's hard kill
+SLOW_NICENESS = 19  # a demoted worker's CPU priority: only what normal workers leave
 _START_TIMEOUT_S = 120.0
+_CUT_GRACE_S = 1.0  # a cut call not answering its alarm by then is stuck in C code: its worker is replaced
+_SOFT_DEADLINE = struct.Struct("d")  # prefixes each request: the worker's alarm, in seconds
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True)
@@ -41,7 +68,11 @@ class CallOutcome:
     status: Literal["ok", "timeout", "error"]
     value: Any = None
     error: str | None = None
-    seconds: float = 0.0
+    seconds: float = 0.0  # in a worker
+    queued_seconds: float = 0.0  # waiting for a free worker first
+    cpu_seconds: float = 0.0  # CPU the worker itself spent (a timeout with little CPU was starved, not costly)
+    size_bytes: int = 0  # the pickled answer, for memory accounting
+    worker_died: bool = False  # the worker process died during the call (retried once)
 
 
 class _DeadlineExceeded(BaseException):
@@ -60,50 +91,70 @@ def _worker_main(conn: Connection, memory_mb: int, initializer: Callable[[], Non
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if initializer is not None:
         initializer()
-    conn.send(("ready", None))
+    conn.send_bytes(pickle.dumps(("ready", None, time.process_time())))
     while True:
         try:
-            func, args, soft_deadline_s = conn.recv()
+            request = conn.recv_bytes()
         except (EOFError, OSError):
             return
-        conn.send(_call_with_alarm(func, args, soft_deadline_s))
+        (soft_deadline_s,) = _SOFT_DEADLINE.unpack_from(request)
+        func, args = pickle.loads(memoryview(request)[_SOFT_DEADLINE.size :])
+        kind, payload = _call_with_alarm(func, args, soft_deadline_s)
+        conn.send_bytes(_reply(kind, payload))
+        if kind == "out_of_memory":
+            return  # the heap stays grown after a MemoryError: the parent starts a fresh worker
 
 
-def _call_with_alarm(func: Callable[..., Any], args: Sequence[Any], soft_deadline_s: float) -> tuple:
-    signal.setitimer(signal.ITIMER_REAL, soft_deadline_s)
+def _call_with_alarm(func: Callable[..., Any], args: Sequence[Any], soft_deadline_s: float) -> tuple[str, Any]:
     try:
-        reply: tuple = ("ok", func(*args))
+        signal.setitimer(signal.ITIMER_REAL, soft_deadline_s)
+        try:
+            return ("ok", func(*args))
+        finally:  # an alarm that fires in here still lands in the handlers below
+            signal.setitimer(signal.ITIMER_REAL, 0)
     except _DeadlineExceeded:
-        reply = ("timeout", f"deadline of {soft_deadline_s:.3g}s exceeded")
+        return ("timeout", f"deadline of {soft_deadline_s:.3g}s exceeded")
     except MemoryError:
-        reply = ("error", "out of memory (worker address-space limit)")
+        return ("out_of_memory", "out of memory (worker address-space limit)")
     except Exception as exc:  # a grader bug must not kill the worker: report it per item
-        reply = ("error", f"{type(exc).__name__}: {str(exc)[:500]}")
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-    return reply
+        return ("error", f"{type(exc).__name__}: {str(exc)[:500]}")
+
+
+def _reply(kind: str, payload: Any) -> bytes:
+    try:
+        return pickle.dumps((kind, payload, time.process_time()))
+    except (pickle.PicklingError, RecursionError, TypeError, AttributeError) as exc:
+        error = f"the grader's answer could not be sent back ({type(exc).__name__}: {str(exc)[:200]})"
+        return pickle.dumps(("error", error, time.process_time()))
 
 
 class _Worker:
     def __init__(self, process: multiprocessing.process.BaseProcess, conn: Connection) -> None:
         self.process = process
         self.conn = conn
+        self.cpu_seen = 0.0  # the worker's process_time() at its last answer
+        self.demoted = False
+
+    def cpu_now(self) -> float:
+        """The worker's CPU seconds so far, read from outside (it may be stuck in C code)."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime + stime
+        except (OSError, IndexError, ValueError):
+            return self.cpu_seen
+
+    def renice(self, niceness: int) -> None:
+        """Lower every thread's priority (Linux niceness is per thread)."""
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+                with contextlib.suppress(OSError, ValueError):
+                    os.setpriority(os.PRIO_PROCESS, int(task.name), niceness)
 
     def kill(self) -> None:
+        """SIGKILL, without waiting: the forkserver, its parent, reaps it (the event loop must not block)."""
         with contextlib.suppress(Exception):
             self.process.kill()
-        self.process.join(timeout=5)
         self.conn.close()
-
-
-def _wait_reply(conn: Connection, timeout_s: float) -> tuple:
-    """Blocking wait for one reply (runs on a waiter thread, never the event loop)."""
-    try:
-        if not conn.poll(timeout_s):
-            return ("hard_timeout", None)
-        return conn.recv()
-    except (EOFError, OSError):
-        return ("crashed", None)
 
 
 class WorkerPool:
@@ -120,26 +171,33 @@ class WorkerPool:
         initializer: Callable[[], None] | None = None,
         preload: Sequence[str] = (),
         on_restart: Callable[[str], None] | None = None,
+        slow_after_s: float = 0.25,
+        max_slow: int | None = None,
     ) -> None:
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
+        if slow_after_s <= 0:
+            raise ValueError(f"slow_after_s must be > 0, got {slow_after_s}")
         self.size = size
         self.deadline_s = deadline_s
+        self.slow_after_s = slow_after_s
+        self.max_slow = 4 * size if max_slow is None else max_slow
         self._memory_mb = memory_mb
         self._initializer = initializer
         self._on_restart = on_restart or (lambda reason: None)
         self._ctx = multiprocessing.get_context("forkserver")
         self._ctx.set_forkserver_preload(list(preload))
         self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
-        self._all: set[_Worker] = set()
-        self._waiters = ThreadPoolExecutor(max_workers=2 * size + 2, thread_name_prefix="pool-wait")
+        self._all: set[_Worker] = set()  # the pool proper: idle or running a normal call
+        self._slow: set[_Worker] = set()  # demoted, each finishing one slow call
+        self._slow_in_children: set[_Worker] = set()  # the same, for calls whose work is in child processes
+        self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="pool-io")
         self._replacing: set[asyncio.Task] = set()
         self._closed = False
         self.restarts = 0
 
     async def start(self) -> None:
-        workers = await asyncio.gather(*(self._spawn() for _ in range(self.size)))
-        for worker in workers:
+        for worker in await asyncio.gather(*(self._spawn() for _ in range(self.size))):
             self._idle.put_nowait(worker)
 
     @property
@@ -147,49 +205,187 @@ class WorkerPool:
         return len(self._all)
 
     @property
+    def slow(self) -> int:
+        """Calls running demoted right now."""
+        return len(self._slow) + len(self._slow_in_children)
+
+    @property
     def ready(self) -> bool:
         return not self._closed and self.alive == self.size
 
-    async def call(self, func: Callable[..., Any], *args: Any, deadline_s: float | None = None) -> CallOutcome:
+    async def call(
+        self,
+        func: Callable[..., Any],
+        *args: Any,
+        deadline_s: float | None = None,
+        wait_until: float | None = None,
+        renice_when_slow: bool = True,
+    ) -> CallOutcome:
+        """Run `func(*args)` in a worker within `deadline_s` (default: the pool's), if a worker is free
+        by `wait_until` (time.monotonic(); default: wait as long as it takes).
+
+        `renice_when_slow=False` is for calls whose work runs in child processes of their own
+        limits (sandboxed programs): demoting such a call frees its pool slot but keeps its priority.
+        """
+        asked = time.monotonic()
         deadline = self.deadline_s if deadline_s is None else deadline_s
-        worker = await self._idle.get()
-        started = time.perf_counter()
-        loop = asyncio.get_running_loop()
+        wait_until = math.inf if wait_until is None else wait_until
         try:
-            worker.conn.send((func, args, deadline * SOFT_FRACTION))
-            kind, payload = await loop.run_in_executor(self._waiters, _wait_reply, worker.conn, deadline)
-        except BaseException:  # cancelled mid-call, or the pipe broke: the worker's state is unknown
-            self._replace(worker, "cancelled")
-            raise
-        seconds = time.perf_counter() - started
-        if kind == "hard_timeout":
-            self._replace(worker, "deadline")
-            return CallOutcome("timeout", error=f"killed at the {deadline:.3g}s deadline", seconds=seconds)
-        if kind == "crashed":
-            worker.process.join(timeout=1)  # reap it so the exit code is known
-            code = worker.process.exitcode
-            self._replace(worker, "crash")
-            return CallOutcome("error", error=f"grading process died (exit code {code})", seconds=seconds)
-        self._idle.put_nowait(worker)
-        if kind == "ok":
-            return CallOutcome("ok", value=payload, seconds=seconds)
-        return CallOutcome(kind, error=payload, seconds=seconds)
+            request = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, RecursionError, TypeError, AttributeError) as exc:
+            return CallOutcome("error", error=f"the item cannot be sent to a grading process ({type(exc).__name__})")
+        outcome = await self._attempt(request, asked, wait_until, deadline, renice_when_slow)
+        if outcome.worker_died:
+            log.warning("grading process died mid-call; retrying the call once on a fresh worker")
+            outcome = await self._attempt(request, asked, wait_until, deadline, renice_when_slow)
+        return outcome
 
     async def close(self) -> None:
         self._closed = True
         for task in list(self._replacing):
             task.cancel()
-        for worker in list(self._all):
-            worker.kill()
-        self._all.clear()
-        self._waiters.shutdown(wait=False, cancel_futures=True)
+        for workers in self._worker_sets():
+            for worker in list(workers):
+                worker.kill()
+            workers.clear()
+        self._threads.shutdown(wait=False, cancel_futures=True)
 
-    def _replace(self, worker: _Worker, reason: str) -> None:
-        worker.kill()
+    async def _attempt(
+        self, request: bytes, asked: float, wait_until: float, deadline: float, renice: bool
+    ) -> CallOutcome:
+        worker = await self._acquire(wait_until)
+        if worker is None:
+            waited = time.monotonic() - asked
+            error = f"no grading worker was free within {waited:.3g}s: the service is overloaded"
+            return CallOutcome("timeout", error=error, queued_seconds=waited)
+        try:
+            started = time.monotonic()
+            kind, payload, cpu, size = await self._run(worker, request, started + deadline, renice)
+        except BaseException:  # cancelled mid-call: the worker's state is unknown
+            self._discard(worker, "cancelled")
+            raise
+        timing = {"seconds": time.monotonic() - started, "queued_seconds": started - asked, "cpu_seconds": cpu}
+        if kind == "ok":
+            self._release(worker)
+            return CallOutcome("ok", value=payload, size_bytes=size, **timing)
+        if kind == "cut":
+            self._release(worker)
+            error = (
+                f"stopped after {self.slow_after_s:g}s: {self.max_slow} slow items were already running aside, "
+                "the most allowed (REWARD_API_MAX_SLOW_CALLS); the service is saturated with slow items"
+            )
+            return CallOutcome("timeout", error=error, **timing)
+        if kind == "hard_timeout":
+            self._discard(worker, "deadline")
+            return CallOutcome("timeout", error=f"killed at the {deadline:.3g}s deadline", **timing)
+        if kind == "died":
+            worker.process.join(timeout=1)  # reap it so the exit code is known
+            error = f"grading process died (exit code {worker.process.exitcode})"
+            self._discard(worker, "crash")
+            return CallOutcome("error", error=error, worker_died=True, **timing)
+        if kind == "out_of_memory":
+            self._discard(worker, "memory")
+            return CallOutcome("error", error=payload, **timing)
+        self._release(worker)  # "timeout" (its own alarm) or "error" (a grader's exception): it lives on
+        return CallOutcome(kind, error=payload, **timing)  # type: ignore[arg-type]
+
+    async def _acquire(self, wait_until: float) -> _Worker | None:
+        if wait_until == math.inf:
+            return await self._idle.get()
+        try:
+            return await asyncio.wait_for(self._idle.get(), max(0.0, wait_until - time.monotonic()))
+        except TimeoutError:
+            return None
+
+    async def _run(self, worker: _Worker, request: bytes, expires_at: float, renice: bool) -> tuple:
+        """Send one call and wait for its answer: (kind, payload, cpu_seconds, answer_bytes)."""
+        cpu_before = worker.cpu_seen
+        left = expires_at - time.monotonic()
+        message = _SOFT_DEADLINE.pack(max(left, 0.001) * SOFT_FRACTION) + request
+        try:  # off the loop: an item can be megabytes
+            await asyncio.get_running_loop().run_in_executor(self._threads, worker.conn.send_bytes, message)
+        except OSError:  # it died while idle (killed from outside)
+            return ("died", None, 0.0, 0)
+        cut = False
+        # Look at the call every slow_after_s. It is slow once it has burnt slow_after_s of CPU (a call that
+        # merely waited for a core on a busy machine is not), or run that long when its work is in child
+        # processes. A slow call steps aside if a slot for slow calls is free, else (CPU-bound) it is cut.
+        while not await self._readable(worker.conn, self._step(worker, cut, expires_at)):
+            if time.monotonic() >= expires_at:
+                return ("hard_timeout", None, worker.cpu_now() - cpu_before, 0)
+            if worker.demoted or cut or (renice and worker.cpu_now() - cpu_before < self.slow_after_s):
+                continue
+            if len(self._slow if renice else self._slow_in_children) < self.max_slow:
+                self._demote(worker, renice)
+            elif renice:
+                cut = True
+                os.kill(worker.process.pid, signal.SIGALRM)  # its own alarm: it answers `timeout` and lives on
+                expires_at = min(expires_at, time.monotonic() + _CUT_GRACE_S)
+        try:
+            data = await asyncio.get_running_loop().run_in_executor(self._threads, worker.conn.recv_bytes)
+        except (EOFError, OSError):
+            return ("died", None, worker.cpu_now() - cpu_before, 0)
+        kind, payload, worker.cpu_seen = pickle.loads(data)
+        return ("cut" if cut and kind == "timeout" else kind, payload, worker.cpu_seen - cpu_before, len(data))
+
+    def _step(self, worker: _Worker, cut: bool, expires_at: float) -> float:
+        """How long to wait for an answer before looking at the call again."""
+        left = max(0.0, expires_at - time.monotonic())
+        return left if worker.demoted or cut else min(self.slow_after_s, left)
+
+    @staticmethod
+    async def _readable(conn: Connection, timeout_s: float) -> bool:
+        """Wait for the worker's pipe to have data (an answer, or EOF when it died), without a thread."""
+        if conn.poll(0):
+            return True
+        loop = asyncio.get_running_loop()
+        ready = loop.create_future()
+        fd = conn.fileno()
+        loop.add_reader(fd, lambda: ready.done() or ready.set_result(True))
+        try:
+            await asyncio.wait_for(ready, max(0.0, timeout_s))
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            loop.remove_reader(fd)
+            os.set_blocking(fd, True)  # uvloop leaves a watched fd non-blocking; sends and receives block
+
+    def _demote(self, worker: _Worker, renice: bool) -> None:
+        """Take a slow call's worker out of the pool and start its replacement now."""
+        worker.demoted = True
         self._all.discard(worker)
+        (self._slow if renice else self._slow_in_children).add(worker)
+        if renice:
+            worker.renice(SLOW_NICENESS)
+        self._start_replacement()
+
+    def _release(self, worker: _Worker) -> None:
+        """A worker whose call ended: back to the pool, or gone if it was demoted (it cannot be un-niced)."""
+        if worker.demoted:
+            self._forget(worker)
+            worker.kill()
+        else:
+            self._idle.put_nowait(worker)
+
+    def _discard(self, worker: _Worker, reason: str) -> None:
+        """Kill a worker; a pool worker is replaced (a demoted one was replaced when it was demoted)."""
+        worker.kill()
+        self._forget(worker)
         self.restarts += 1
         self._on_restart(reason)
         log.warning("grading worker replaced", extra={"reason": reason})
+        if not worker.demoted:
+            self._start_replacement()
+
+    def _worker_sets(self) -> tuple[set[_Worker], ...]:
+        return (self._all, self._slow, self._slow_in_children)
+
+    def _forget(self, worker: _Worker) -> None:
+        for workers in self._worker_sets():
+            workers.discard(worker)
+
+    def _start_replacement(self) -> None:
         if self._closed:
             return
         task = asyncio.get_running_loop().create_task(self._respawn())
@@ -216,12 +412,16 @@ class WorkerPool:
             name="reward-grader",
         )
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._waiters, process.start)
+        await loop.run_in_executor(self._threads, process.start)
         child_conn.close()
         worker = _Worker(process, parent_conn)
-        kind, _ = await loop.run_in_executor(self._waiters, _wait_reply, parent_conn, _START_TIMEOUT_S)
-        if kind != "ready":
+        if not await self._readable(parent_conn, _START_TIMEOUT_S):
             worker.kill()
-            raise RuntimeError(f"grading worker failed to start ({kind}, exit code {process.exitcode})")
+            raise RuntimeError(f"grading worker failed to start within {_START_TIMEOUT_S:g}s")
+        try:
+            _, _, worker.cpu_seen = pickle.loads(await loop.run_in_executor(self._threads, parent_conn.recv_bytes))
+        except (EOFError, OSError):
+            worker.kill()
+            raise RuntimeError(f"grading worker failed to start (exit code {process.exitcode})") from None
         self._all.add(worker)
         return worker

@@ -15,15 +15,28 @@ linearly onto `accuracy_range` (DAPO's +1/-1 is `accuracy_range = (-1, 1)`).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, WithJsonSchema, create_model, model_validator
 
 # Components computed from an item's own text, in a worker process.
 TEXT_COMPONENTS = ("accuracy", "format", "language", "repetition")
 # Components computed from lengths, correctness and groups, after the text ones.
 LENGTH_COMPONENTS = ("overlong", "cosine", "kimi_length")
 COMPONENTS = TEXT_COMPONENTS + LENGTH_COMPONENTS
+
+# Every number in a profile is finite and bounded, and `false` is not 0: a weight of 1e308 overflows the
+# reward's sum to inf and NaN propagates, and JSON cannot carry either (the reward would read `null`).
+# With |weight|, |accuracy_range| and every component's bound at most MAX_MAGNITUDE, a reward stays
+# within 7 * MAX_MAGNITUDE**2, finite. A field's own bound goes inside: `Annotated[Number, Field(ge=0)]`
+# (a bound given in the field's `Field()` would be overridden by Number's).
+MAX_MAGNITUDE = 1e6
+Number = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
+# Lengths, token counts and limits: far above any real one, and exact as floats in length arithmetic.
+MAX_COUNT = 10**9
+Count = Annotated[int, Strict(), Field(le=MAX_COUNT)]
+# Weights name components; the schema lists them, and Profile says which key is unknown.
+Weights = Annotated[dict[str, Number], Field(json_schema_extra={"propertyNames": {"enum": list(COMPONENTS)}})]
 
 
 class _Section(BaseModel):
@@ -33,9 +46,8 @@ class _Section(BaseModel):
 class MathSettings(_Section):
     """Answer extraction and equivalence for `task: math`."""
 
-    rel_tol: float = Field(
+    rel_tol: Annotated[Number, Field(ge=0)] = Field(
         1e-9,
-        ge=0,
         description="Relative tolerance when either side is a decimal approximation "
         "that carries no stated precision; exact values always compare exactly.",
     )
@@ -92,15 +104,15 @@ class LanguageSettings(_Section):
 class LengthSettings(_Section):
     """Length shaping: DAPO soft overlong, open-r1 cosine, Kimi k1.5 group length."""
 
-    max_length: int = Field(20480, gt=0, description="DAPO L_max, in tokens.")
-    cache_length: int = Field(4096, ge=0, description="DAPO L_cache: the soft-penalty window before L_max.")
-    cosine_max_length: int = Field(1000, gt=0, description="open-r1 cosine: length at which the cosine ends.")
-    cosine_min_value_wrong: float = -1.0
-    cosine_max_value_wrong: float = -0.5
-    cosine_min_value_correct: float = 0.5
-    cosine_max_value_correct: float = 1.0
-    repetition_ngram_size: int = Field(3, gt=0)
-    repetition_max_penalty: float = Field(-1.0, le=0)
+    max_length: Count = Field(20480, gt=0, description="DAPO L_max, in tokens.")
+    cache_length: Count = Field(4096, ge=0, description="DAPO L_cache: the soft-penalty window before L_max.")
+    cosine_max_length: Count = Field(1000, gt=0, description="open-r1 cosine: length at which the cosine ends.")
+    cosine_min_value_wrong: Number = -1.0
+    cosine_max_value_wrong: Number = -0.5
+    cosine_min_value_correct: Number = 0.5
+    cosine_max_value_correct: Number = 1.0
+    repetition_ngram_size: Count = Field(3, gt=0)
+    repetition_max_penalty: Annotated[Number, Field(le=0)] = -1.0
 
     @model_validator(mode="after")
     def _cache_fits(self) -> LengthSettings:
@@ -120,25 +132,31 @@ class CodeSettings(_Section):
     stop_on_first_failure: bool = Field(
         False, description="Stop at the first failing test; the rest report `skipped` and count as failed."
     )
-    time_limit_s: float = Field(2.0, gt=0, description="CPU seconds per test when the reference sets no time_limit.")
-    memory_limit_mb: int = Field(512, gt=0, description="Memory per test when the reference sets no memory_limit.")
-    total_time_limit_s: float = Field(
+    time_limit_s: Annotated[Number, Field(gt=0)] = Field(
+        2.0, description="CPU seconds per test when the reference sets no time_limit."
+    )
+    memory_limit_mb: Count = Field(512, gt=0, description="Memory per test when the reference sets no memory_limit.")
+    total_time_limit_s: Annotated[Number, Field(gt=0)] = Field(
         60.0,
-        gt=0,
         description="The whole run (compiling and every test) when the reference sets no total_time_limit; "
         "tests not run in time report `skipped`. Capped by the service's REWARD_API_CODE_DEADLINE_S.",
     )
-    max_tests: int = Field(100, gt=0, description="Run at most this many of a reference's tests (the first ones).")
+    max_tests: Count = Field(100, gt=0, description="Run at most this many of a reference's tests (the first ones).")
 
 
 class Profile(_Section):
     name: str = "custom"
-    weights: dict[str, float] = Field(default_factory=lambda: {"accuracy": 1.0})
-    accuracy_range: tuple[float, float] = (0.0, 1.0)
-    correct_threshold: float = Field(
+    weights: Weights = Field(
+        default_factory=lambda: {"accuracy": 1.0},
+        description="Component -> weight; the reward is the weighted sum of these components.",
+    )
+    accuracy_range: tuple[Number, Number] = Field(
+        (0.0, 1.0), description="The accuracy component in [0, 1] maps linearly onto [low, high]."
+    )
+    correct_threshold: Number = Field(
         1.0, description="Accuracy at or above which an item counts as correct (length rewards)."
     )
-    failure_reward: float = Field(0.0, description="Reward of an item whose status is not ok.")
+    failure_reward: Number = Field(0.0, description="Reward of an item whose status is not ok.")
     math: MathSettings = MathSettings()
     format: FormatSettings = FormatSettings()
     language: LanguageSettings = LanguageSettings()
@@ -171,25 +189,41 @@ DEFAULT_PROFILE = "accuracy"
 
 
 SECTIONS = ("math", "format", "language", "length", "code")
+# A preset's name: the schema lists the presets; resolve_profile names an unknown one and lists them.
+PresetName = Annotated[str, WithJsonSchema({"type": "string", "enum": sorted(PRESETS)})]
 
 
-class ProfileOverride(_Section):
+def _all_optional(model: type[BaseModel], name: str, **types: Any) -> type[_Section]:
+    """`model`'s fields, every one optional (absent or null keeps the preset's value), each with the type,
+    bounds and description of the field it overrides, so an override cannot drift from its section.
+    `types` replace some fields' types. Cross-field checks run on the merged profile, in resolve_profile."""
+    fields: dict[str, Any] = {
+        field: (
+            types.get(field, info.rebuild_annotation()) | None,
+            Field(None, description=info.description, json_schema_extra=info.json_schema_extra),
+        )
+        for field, info in model.model_fields.items()
+    }
+    return create_model(name, __base__=_Section, __doc__=f"Fields of {model.__name__} to override.", **fields)
+
+
+class ProfileOverride(
+    _all_optional(
+        Profile,
+        "ProfileFields",
+        **{
+            section: _all_optional(Profile.model_fields[section].annotation, f"{section.title()}Override")
+            for section in SECTIONS
+        },
+    )
+):
     """An inline profile in a request: a preset plus overrides.
 
     Top-level fields replace the preset's; a settings section (`math`, `format`,
     `language`, `length`, `code`) is merged field by field into the preset's section.
     """
 
-    name: str = DEFAULT_PROFILE
-    weights: dict[str, float] | None = None
-    accuracy_range: tuple[float, float] | None = None
-    correct_threshold: float | None = None
-    failure_reward: float | None = None
-    math: dict[str, Any] | None = Field(None, description="Fields of MathSettings to override.")
-    format: dict[str, Any] | None = Field(None, description="Fields of FormatSettings to override.")
-    language: dict[str, Any] | None = Field(None, description="Fields of LanguageSettings to override.")
-    length: dict[str, Any] | None = Field(None, description="Fields of LengthSettings to override.")
-    code: dict[str, Any] | None = Field(None, description="Fields of CodeSettings to override.")
+    name: PresetName = Field(DEFAULT_PROFILE, description="The preset to start from.")
 
 
 def resolve_profile(spec: str | ProfileOverride | None) -> Profile:

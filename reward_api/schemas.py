@@ -9,9 +9,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 
-from reward_api.profiles import ProfileOverride
+from reward_api.errors import ErrorBody
+from reward_api.grading import TASKS
+from reward_api.profiles import Count, PresetName, ProfileOverride
 
 Status = Literal["ok", "timeout", "error", "invalid"]
 
@@ -28,19 +39,47 @@ def clean_text(text: str) -> str:
 class RewardItem(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    task: str = Field(description="Which grader decides accuracy: `math`, `sort`, ...")
+    # The schema lists the tasks; at run time an unknown one makes its item `invalid`, not the batch.
+    task: str = Field(description="Which grader decides accuracy.", json_schema_extra={"enum": sorted(TASKS)})
     completion: str = Field(description="The model's output, as sampled (may hold <think>...</think>).")
     reference: Any = Field(None, description="Task-specific: a math answer; the numbers to sort; ...")
     id: str | int | None = Field(None, description="Echoed back in the result.")
     prompt: str | None = Field(None, description="Used by language consistency and the sort task.")
     group: str | int | None = Field(None, description="Items sharing a prompt (group length rewards).")
-    num_tokens: int | None = Field(None, ge=0, description="Completion length in tokens (length rewards).")
+    num_tokens: Count | None = Field(None, ge=0, description="Completion length in tokens (length rewards).")
     target_language: str | None = Field(None, description="ISO 639-1 code for language consistency.")
 
     @field_validator("completion", "prompt", "target_language")
     @classmethod
     def _clean(cls, value: str | None) -> str | None:
         return None if value is None else clean_text(value)
+
+    @field_validator("reference")
+    @classmethod
+    def _shallow(cls, value: Any) -> Any:
+        if nesting_depth(value) > MAX_REFERENCE_DEPTH:
+            raise ValueError(f"nested more than {MAX_REFERENCE_DEPTH} levels deep; send the answer or test cases flat")
+        return value
+
+
+# A reference is an answer, a list to sort or test cases: a few levels at most. Much deeper
+# nesting is hostile, and would overflow the stack of whatever walks it (pickle, json).
+MAX_REFERENCE_DEPTH = 32
+
+
+def nesting_depth(value: Any) -> int:
+    """How deep lists and objects nest in `value` (0 for a scalar), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = list(node.values())
+        if isinstance(node, list | tuple):
+            deepest = max(deepest, depth + 1)
+            if deepest > MAX_REFERENCE_DEPTH:
+                return deepest
+            stack.extend((child, depth + 1) for child in node)
+    return deepest
 
 
 ItemList = Annotated[
@@ -49,11 +88,23 @@ ItemList = Annotated[
 ]
 
 
+def _preset_as_override(value: Any) -> Any:
+    return {"name": value} if isinstance(value, str) else value
+
+
+# A preset name or a preset with overrides, validated as one model so that an error names the field
+# (`profile.weights.format`), not the branch of a union that did not match.
+ProfileSpec = Annotated[
+    ProfileOverride | None,
+    BeforeValidator(_preset_as_override, json_schema_input_type=PresetName | ProfileOverride | None),
+]
+
+
 class RewardRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     items: ItemList = Field(description="The completions to grade; each is validated on its own.")
-    profile: str | ProfileOverride | None = Field(
+    profile: ProfileSpec = Field(
         None, description="A preset name (`r1`, `dapo`, `kimi`, `accuracy`, ...) or a preset with overrides."
     )
 
@@ -74,8 +125,21 @@ class OpenRLHFRequest(BaseModel):
     """OpenRLHF's remote reward model call; `query` is prompt + response with special tokens."""
 
     query: list[str]
-    prompts: list[str] = Field(default_factory=list)
-    labels: list[Any] = Field(default_factory=list)
+    prompts: list[str] = Field(default_factory=list, description="One per query, or none.")
+    labels: list[Any] = Field(default_factory=list, description="One per query, or none.")
+
+    @field_validator("prompts", "labels")
+    @classmethod
+    def _one_per_query(cls, value: list[Any], info: ValidationInfo) -> list[Any]:
+        """OpenRLHF may send empty lists; a list of another length would pair answers with the wrong queries."""
+        queries = info.data.get("query")
+        if value and queries is not None and len(value) != len(queries):
+            raise PydanticCustomError(
+                "length_mismatch",
+                "{count} {field} for {queries} queries; send one per query, or none",
+                {"count": len(value), "field": info.field_name, "queries": len(queries)},
+            )
+        return value
 
 
 class OpenRLHFResponse(BaseModel):
@@ -90,3 +154,76 @@ class SlimeRequest(BaseModel):
     prompt: Any = None
     response: str
     label: Any = None
+
+
+class SlimeKeyedResult(BaseModel):
+    """`/slime?reward_key=K`: the reward under K, next to the item's components, status and details."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={"additionalProperties": {"type": "number"}})
+
+    components: dict[str, float]
+    status: Status
+    details: dict[str, Any]
+
+
+class Readiness(BaseModel):
+    ready: bool
+    workers: int = Field(description="Grading workers alive.")
+    want: int = Field(description="Grading workers configured.")
+
+
+# Requests that run as they are from /docs ("Try it out"); tests/test_api_contract.py sends each one.
+_THINK_AND_ANSWER = "<think>2 + 2 is 4.</think> The answer is \\boxed{4}."
+REWARDS_EXAMPLES: dict[str, dict[str, Any]] = {
+    "math": {
+        "summary": "Math with the R1 profile: accuracy + format + language",
+        "value": {"items": [{"id": "q1", "task": "math", "completion": _THINK_AND_ANSWER, "reference": "4"}],
+                  "profile": "r1"},
+    },
+    "sort": {
+        "summary": "Sort: the numbers come from the reference",
+        "value": {"items": [{"task": "sort", "completion": "<think>smallest first</think> 1 2 3",
+                             "reference": [3, 1, 2]}]},
+    },
+    "code": {
+        "summary": "Code: a program run against stdin/stdout tests in the sandbox",
+        "value": {"items": [{"task": "code",
+                             "completion": "```python\na, b = map(int, input().split())\nprint(a + b)\n```",
+                             "reference": {"tests": [{"input": "1 2\n", "output": "3\n"},
+                                                     {"input": "10 -4\n", "output": "6\n"}]}}]},
+    },
+    "dapo": {
+        "summary": "DAPO (+1/-1 accuracy, soft overlong penalty) with its length window overridden",
+        "value": {
+            "items": [{"task": "math", "completion": "\\boxed{4}", "reference": "4", "num_tokens": 3500}],
+            "profile": {"name": "dapo", "length": {"max_length": 4096, "cache_length": 1024}},
+        },
+    },
+}  # fmt: skip
+_CHATML_PROMPT = "<|im_start|>user\nWhat is 2 + 2?<|im_end|>\n<|im_start|>assistant\n"
+OPENRLHF_EXAMPLES: dict[str, dict[str, Any]] = {
+    "math": {
+        "summary": "Queries as OpenRLHF sends them: prompt + response with special tokens",
+        "value": {"query": [_CHATML_PROMPT + _THINK_AND_ANSWER + "<|im_end|>", _CHATML_PROMPT + "\\boxed{5}<|im_end|>"],
+                  "prompts": [_CHATML_PROMPT, _CHATML_PROMPT], "labels": ["4", "4"]},
+    },
+    "sort": {
+        "summary": "A label that selects another task",
+        "value": {"query": ["1 2 3"], "labels": ['{"task": "sort", "reference": [3, 1, 2]}']},
+    },
+}  # fmt: skip
+SLIME_EXAMPLES: dict[str, dict[str, Any]] = {
+    "math": {
+        "summary": "One sample: the response alone and its label",
+        "value": {"prompt": "What is 2 + 2?", "response": _THINK_AND_ANSWER, "label": "4"},
+    },
+    "chat": {
+        "summary": "A chat prompt and a label that selects the sort task",
+        "value": {"prompt": [{"role": "user", "content": "Sort 3 1 2"}], "response": "1 2 3",
+                  "label": {"task": "sort", "reference": [3, 1, 2]}},
+    },
+}  # fmt: skip
+
+
+class NotReady(ErrorBody, Readiness):
+    """/readyz while workers are starting: the error contract plus the readiness fields."""

@@ -10,8 +10,7 @@ from sandbox.isolation import Isolation, IsolationUnavailable
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
+    from reward_api.http_guard import serve
     from sandbox.service import ServiceConfig, create_app
 
     config = ServiceConfig.from_env(host=args.host, port=args.port, workers=args.workers, isolation=args.isolation)
@@ -22,9 +21,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"sandbox: refusing to start: {exc}", file=sys.stderr)
         print("sandbox: `--isolation none` runs programs unsandboxed, for trusted code only", file=sys.stderr)
         return 2
-    uvicorn.run(
-        app, host=config.host, port=config.port, log_config=None, access_log=False, timeout_graceful_shutdown=10
-    )
+    serve(app, config)
     return 0
 
 

@@ -6,6 +6,9 @@
 
 The runner inside the sandbox compiles once and runs the tests (up to `parallel` at a
 time); results stream back as each test ends, so a caller can stop at the first failure.
+Compiling (Python's byte-compiling too) has limits of its own (compile_s,
+compile_memory_mb), looser than the tests'; a program over MAX_SOURCE_MB never starts a
+sandbox: it is a failed compile that names the limit.
 Outputs are judged by the caller (sandbox/judge.py), outside the sandbox.
 """
 
@@ -43,6 +46,12 @@ _BASE_ENV = {
     "PYTHONHASHSEED": "0",
 }
 _RUNNER_OVERHEAD_MB = 128
+# The largest program, in MB of UTF-8 source: far above any real solution (kilobytes), 4x the 2 MB programs with
+# tables that must pass, 1/8 of the default disk_mb. A larger one is a compile error naming this limit (the
+# services answer 413). Within it compiling is bounded by compile_s and compile_memory_mb: dense Python takes
+# ~200 bytes of memory per byte of source to compile (2 MB: 0.45 GB, 6 MB: 1.2 GB), so past ~6 MB of it the
+# verdict may be a compile memory limit; tables and strings take far less.
+MAX_SOURCE_MB = 8
 
 
 @dataclass(frozen=True)
@@ -57,8 +66,8 @@ class Limits:
     open_files: int = 64
     processes: int = 64  # processes + threads in the whole sandbox at once
     disk_mb: int = 64  # the sandbox's writable space
-    compile_s: float = 30.0
-    compile_memory_mb: int = 1536
+    compile_s: float = 30.0  # CPU seconds for compiling (Python: byte-compiling the source)
+    compile_memory_mb: int = 1536  # compiling's bound, apart from the tests' (a big program may need far more)
     total_s: float = 120.0  # the whole run; past it everything is killed
 
     def per_test_wall_s(self) -> float:
@@ -78,7 +87,7 @@ class Limits:
         return self.runner_limits() | {
             "cpu_s": self.compile_s,
             "wall_s": self.compile_s * 2,
-            "memory_mb": self.compile_memory_mb,
+            "memory_mb": max(self.compile_memory_mb, self.memory_mb),  # compiling may use what a test may
             "output_bytes": 1024 * 1024,
             "file_bytes": max(self.file_bytes, 256 * 1024 * 1024),
             "open_files": 256,
@@ -133,6 +142,20 @@ class Execution:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+def source_size_error(code: str) -> str | None:
+    """Why `code` is too large to run (naming the limit), or None when it is within MAX_SOURCE_MB."""
+    limit = MAX_SOURCE_MB * 1024 * 1024
+    if len(code) * 4 <= limit:  # at most 4 bytes a character: no need to encode
+        return None
+    size = len(code.encode("utf-8", "surrogatepass"))
+    if size <= limit:
+        return None
+    return (
+        f"the program is {size / 1024 / 1024:.1f} MB of source; the limit is {MAX_SOURCE_MB} MB: "
+        "compute large tables at run time instead of writing them out"
+    )
+
+
 class Executor:
     def __init__(self, isolation: Isolation = Isolation.BWRAP, parallel: int | None = None) -> None:
         check_host(isolation)
@@ -149,10 +172,12 @@ class Executor:
     ) -> Execution:
         """Compile once and run every test; `on_result` returning False stops the run early."""
         lang = get_language(language) if isinstance(language, str) else language
+        if (too_large := source_size_error(code)) is not None:  # the program's fault: a failed compile
+            return Execution(compile=ProcessResult("exited", exit_code=1, stderr=too_large), tests=[None] * len(tests))
         job = _job(lang, code, tests, limits, max(1, min(self.parallel, len(tests) or 1)))
         size = SandboxSize(
             memory_mb=limits.memory_mb * job["parallel"] + _RUNNER_OVERHEAD_MB,
-            compile_memory_mb=limits.compile_memory_mb + _RUNNER_OVERHEAD_MB if job["compile"] else 0,
+            compile_memory_mb=limits.compile_memory_mb + _RUNNER_OVERHEAD_MB if _compiles(job) else 0,
             pids=limits.processes,
             disk_mb=limits.disk_mb,
         )
@@ -178,6 +203,11 @@ def _job(lang: Language, code: str, tests: Sequence[TestInput], limits: Limits, 
         "parallel": parallel,
         "tests": [{"stdin": t.stdin, "python_code": t.python_code} for t in tests],
     }
+
+
+def _compiles(job: dict[str, Any]) -> bool:
+    """Whether the runner compiles first (Python too: byte-compiling, in a child under the compile limits)."""
+    return bool(job["compile"] or job["python_main"])
 
 
 class _Sandbox:
@@ -218,7 +248,7 @@ class _Sandbox:
             with contextlib.suppress(BrokenPipeError):
                 self.process.stdin.write(b"%d\n" % len(payload) + payload)
                 self.process.stdin.flush()
-            if not job["compile"]:
+            if not _compiles(job):
                 self._grant_credit(job["parallel"])
             oom_seen, stopped = 0, False
             for line in self.process.stdout:

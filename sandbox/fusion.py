@@ -7,7 +7,10 @@ conventions and status rules follow SandboxFusion's own code:
 and `sandbox/runners/types.py` (CommandRunResult, CommandRunStatus, Language).
 
 - no compile step (Python, Node.js): `compile_result` is null; a Python syntax error is a
-  run that exited with code 1, as it is for `python main.py`;
+  run that exited with code 1, as it is for `python main.py`, and byte-compiling Python is
+  bounded by `run_timeout` (it is part of `python main.py`'s run there);
+- `code` over the sandbox's MAX_SOURCE_MB is refused before it runs (`code: ...`, type
+  `too_large`; the service answers 413);
 - a failed or timed-out compile: `run_result` is null;
 - `TimeLimitExceeded` results have a null `return_code`; a program killed by a signal
   has `return_code` = -signal (as asyncio reports it); killed for printing more than
@@ -32,6 +35,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from sandbox.executor import Execution, Limits, ProcessResult
 from sandbox.languages import LANGUAGES, Language, UnknownLanguage, get_language
+from sandbox.wire import check_source_size
 
 # SandboxFusion's `Language` literal: anything else is a 422 there, and here unless it is one
 # of our own language names (c, javascript, ...).
@@ -67,6 +71,11 @@ class RunCodeRequest(BaseModel):
         get_language(language)  # raises UnknownLanguage (a ValueError): reported under `language`
         return language
 
+    @field_validator("code")
+    @classmethod
+    def _within_source_limit(cls, code: str) -> str:
+        return check_source_size(code)
+
     def resolve_language(self) -> Language | None:
         """Our language for this request; None for SandboxFusion languages we do not run."""
         try:
@@ -76,11 +85,13 @@ class RunCodeRequest(BaseModel):
 
     def limits(self, default_memory_mb: int) -> Limits:
         memory_mb = self.memory_limit_MB if self.memory_limit_MB > 0 else default_memory_mb
+        language = self.resolve_language()
+        compiled = language is not None and language.compile is not None
         return Limits(
             time_s=self.run_timeout,
             wall_s=self.run_timeout,
             memory_mb=memory_mb,
-            compile_s=self.compile_timeout,
+            compile_s=self.compile_timeout if compiled else self.run_timeout,
             total_s=2 * self.compile_timeout + self.run_timeout + _SLACK_S,  # compiles get 2x their CPU time as wall
         )
 
@@ -93,6 +104,8 @@ class RunCodeRequest(BaseModel):
 
         The run is counted at its limits (a compile at its CPU limit; its wall limit, twice that, is only
         reached on a starved host), so a run that starts in time finishes in time whatever the program does.
+        Python's byte-compiling is not counted (milliseconds; bounded by run_timeout): only a program made to
+        compile slowly answers later, as the time limit its run would be.
         """
         compile_s = self.compile_timeout if language.compile is not None else 0.0
         return self.client_deadline_s() - (compile_s + self.run_timeout + START_UP_S)
@@ -140,12 +153,12 @@ def unsupported(language: str) -> dict[str, Any]:
 def run_code_response(language: Language, execution: Execution) -> dict[str, Any]:
     compile_result = run_result = None
     compiled = execution.compile
-    if language.compile is None and compiled is not None:  # Python's syntax check: a failed run there
+    if language.compile is None and compiled is not None and not compiled.ok:  # a failed run there (Python's syntax)
         run_result = command_result(compiled)
     elif language.compile is not None and compiled is None:
         compile_result = _missing(execution)
     else:
-        compile_result = command_result(compiled) if compiled is not None else None
+        compile_result = command_result(compiled) if language.compile is not None else None
         if compiled is None or compiled.ok:
             run = execution.tests[0]
             run_result = command_result(run) if run is not None else _missing(execution)

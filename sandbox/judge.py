@@ -257,9 +257,7 @@ def _report(execution: Execution, verdicts: list[TestVerdict | None]) -> JudgeRe
     compile_result = execution.compile
     if compile_result is not None and not compile_result.ok:
         reason = "compile time limit" if compile_result.status == "timeout" else _tail(compile_result.stderr)
-        return JudgeReport(
-            tests=[TestVerdict(Verdict.COMPILE_ERROR) for _ in verdicts], compile_error=reason or "compile failed"
-        )
+        return compile_error_report(len(verdicts), reason or "compile failed")
     report = JudgeReport(
         tests=[v if v is not None else TestVerdict(Verdict.SKIPPED) for v in verdicts],
         sandbox_error=execution.sandbox_error,
@@ -269,6 +267,11 @@ def _report(execution: Execution, verdicts: list[TestVerdict | None]) -> JudgeRe
     if execution.leftover_processes:
         report.details["leftover_processes_killed"] = execution.leftover_processes
     return report
+
+
+def compile_error_report(count: int, reason: str) -> JudgeReport:
+    """The report of a program that did not compile (or is over the source limit): every test a compile error."""
+    return JudgeReport(tests=[TestVerdict(Verdict.COMPILE_ERROR) for _ in range(count)], compile_error=reason)
 
 
 def _tail(text: str) -> str:

@@ -5,8 +5,12 @@ each test in a child process with its own limits, up to `parallel` at a time, an
 streams one JSON line per test back on stdout. Outputs are compared on the host, so
 expected answers never enter the sandbox.
 
-Python solutions skip interpreter start-up: the runner compiles the source once and
-forks per test; the child execs the code object (the "zygote" mode).
+Python solutions skip interpreter start-up: the runner forks per test and the child
+execs the solution's code object (the "zygote" mode). The source is byte-compiled once
+beforehand in a child of its own, under the compile limits (compiling takes ~200
+bytes of memory per byte of dense source, and time quadratic in some shapes), which
+hands the runner the marshalled code: the runner never holds the syntax tree, and a
+program too big or too slow to compile gets a compile verdict instead of killing it.
 
 The untrusted children share the runner's uid, so the runner makes itself
 non-dumpable: its /proc entries (fds, memory) become unreachable to them, and they
@@ -18,6 +22,7 @@ import contextlib
 import ctypes
 import io
 import json
+import marshal
 import os
 import resource
 import selectors
@@ -70,7 +75,8 @@ class Child:
 
 
 def spawn(spec, limits):
-    """Fork one child for `spec` ({index, argv, stdin_path, address_space, python_codes})."""
+    """Fork one child for `spec` ({index, argv, stdin_path, address_space, python_codes}, and optionally
+    python_compile: the compile step's arguments, or error: why this test cannot run)."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     pid = os.fork()
@@ -83,6 +89,11 @@ def spawn(spec, limits):
             os.dup2(err_w, 2)
             os.closerange(3, 65536)
             set_limits(limits, spec["address_space"])
+            if spec.get("python_compile"):
+                compile_python(*spec["python_compile"], limits)
+            if spec.get("error"):
+                os.write(2, spec["error"].encode(errors="replace") + b"\n")
+                os._exit(1)
             if spec["python_codes"] is None:
                 # Python ignores these; an exec'd program expects the defaults (die on EPIPE, on file size).
                 signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -97,6 +108,50 @@ def spawn(spec, limits):
     child = Child(spec["index"], pid, out_r, err_r, time.monotonic())
     child.pidfd = os.pidfd_open(pid)
     return child
+
+
+def compile_python(source_path, code_path, test_sources, limits):
+    """In a forked child, under the compile limits: byte-compile the solution and each test's own code
+    (assert and call tests: some hold megabytes of data) into `code_path`, as (solution, [per test]).
+
+    Exits 0 when the solution compiled; else 1 with the error on stderr (what `python main.py` prints
+    first). A test whose code does not compile is that test's failure (a string, its error), not the
+    solution's.
+    """
+    try:
+        with open(source_path, encoding="utf-8") as handle:
+            code = compile(handle.read(), "main.py", "exec")
+        tests = [compile_test(source) for source in test_sources]
+        with open(code_path, "wb") as handle:
+            marshal.dump((code, tests), handle)
+    except MemoryError:
+        message = f"MemoryError: compiling the program needs more than its memory limit ({limits['memory_mb']} MB)"
+    except OSError as exc:
+        message = f"the compiled program does not fit the sandbox's disk (limits.disk_mb): {exc.strerror}"
+    except (SyntaxError, ValueError, RecursionError) as exc:
+        message = f"{type(exc).__name__}: {exc}"
+    else:
+        os._exit(0)
+    os.write(2, message.encode(errors="replace") + b"\n")
+    os._exit(1)
+
+
+def compile_test(source):
+    """A test's own code compiled; None when it has none, the error when it does not compile."""
+    if not source:
+        return None
+    try:
+        return compile(source, "test.py", "exec")
+    except (SyntaxError, ValueError, RecursionError) as exc:
+        return f"the test's code does not compile: {type(exc).__name__}: {exc}"
+
+
+def load_python(code_path):
+    """What the compile child wrote (the runner's own output: trusted), removed from disk."""
+    with open(code_path, "rb") as handle:
+        code = marshal.load(handle)
+    os.remove(code_path)
+    return code
 
 
 def run_python(codes):
@@ -265,6 +320,34 @@ def result_of(child, status, usage, elapsed, limits):
     return result
 
 
+def compile_once(job, root):
+    """The compile step, in a child under the compile limits: its result, and Python's code objects."""
+    code_path = os.path.join(root, "main.code")
+    test_sources = [test.pop("python_code", None) for test in job["tests"]]  # not kept in the runner either
+    spec = {
+        "index": -1,
+        "argv": job["compile"],
+        "stdin_path": None,
+        "address_space": job["compile_address_space"],
+        "python_codes": None,
+        "python_compile": (job["python_main"], code_path, test_sources) if job["python_main"] else None,
+    }
+    compiled = []
+    run_children([spec], 1, job["compile_limits"], compiled.append)
+    ok = compiled[0]["status"] == "exited" and compiled[0]["exit_code"] == 0
+    return compiled[0], load_python(code_path) if ok and job["python_main"] else None
+
+
+def write_inputs(root, tests):
+    """Each test's stdin as a file (popped from the job, as the program is); their paths."""
+    paths = []
+    for index, test in enumerate(tests):
+        paths.append(os.path.join(root, "in", str(index)))
+        with open(paths[-1], "w", encoding="utf-8") as handle:
+            handle.write(test.pop("stdin", ""))
+    return paths
+
+
 def write_files(root, files):
     for name, content in files.items():
         path = os.path.join(root, "src", name)
@@ -307,44 +390,39 @@ def main():
     root = sys.argv[1]  # /sandbox inside bubblewrap; a temporary directory without isolation
     os.makedirs(os.path.join(root, "src"), exist_ok=True)
     os.makedirs(os.path.join(root, "in"), exist_ok=True)
-    write_files(root, job["files"])
+    try:
+        # Popped: what the runner holds, every test inherits (and RLIMIT_AS counts).
+        write_files(root, job.pop("files"))
+    except OSError as exc:
+        stderr = f"the program does not fit the sandbox's disk (limits.disk_mb): {exc.strerror}"
+        emit({"compile": {"status": "exited", "exit_code": 1, "stderr": stderr}})
+        return
     os.chdir(os.path.join(root, "src"))
-    python_codes = None
-    if job.get("python_main"):
+    python = None  # (the solution's code, each test's code or error) for Python
+    if job["python_main"]:
         for name in WARM_MODULES:
             __import__(name)
-        try:
-            with open(job["python_main"], encoding="utf-8") as handle:
-                python_codes = [compile(handle.read(), "main.py", "exec")]
-        except (SyntaxError, ValueError) as exc:
-            emit({"compile": {"status": "exited", "exit_code": 1, "stderr": f"{type(exc).__name__}: {exc}"}})
+    if job["python_main"] or job["compile"]:
+        compiled, python = compile_once(job, root)
+        emit({"compile": compiled})
+        if compiled["status"] != "exited" or compiled["exit_code"] != 0:
             return
-    elif job.get("compile"):
-        compiled = []
-        spec = {"index": -1, "argv": job["compile"], "stdin_path": None, "python_codes": None}
-        spec["address_space"] = job["compile_address_space"]
-        run_children([spec], 1, job["compile_limits"], compiled.append)
-        emit({"compile": compiled[0]})
-        if compiled[0]["status"] != "exited" or compiled[0]["exit_code"] != 0:
-            return
+    try:
+        stdin_paths = write_inputs(root, job["tests"])
+    except OSError as exc:  # the tests' data, not the program: a sandbox error, said in one line
+        sys.stderr.write(f"the tests' inputs do not fit the sandbox's disk (limits.disk_mb): {exc.strerror}\n")
+        sys.exit(1)
     specs = []
-    for index, test in enumerate(job["tests"]):
-        stdin_path = os.path.join(root, "in", str(index))
-        with open(stdin_path, "w", encoding="utf-8") as handle:
-            handle.write(test.get("stdin", ""))
-        codes = None
-        if python_codes is not None:
-            extra = test.get("python_code")
-            codes = python_codes + ([compile(extra, "test.py", "exec")] if extra else [])
-        specs.append(
-            {
-                "index": index,
-                "argv": job["run"],
-                "stdin_path": stdin_path,
-                "address_space": job["address_space"],
-                "python_codes": codes,
-            }
-        )
+    for index, stdin_path in enumerate(stdin_paths):
+        spec = {"index": index, "argv": job["run"], "stdin_path": stdin_path, "address_space": job["address_space"]}
+        spec["python_codes"] = None
+        if python is not None:
+            solution, test_code = python[0], python[1][index]
+            if isinstance(test_code, str):  # its code does not compile: the test fails saying so
+                spec["error"] = test_code
+            else:
+                spec["python_codes"] = [solution, *([test_code] if test_code is not None else [])]
+        specs.append(spec)
     run_children(specs, job["parallel"], job["limits"], emit, credits_fd=0)
 
 

@@ -12,6 +12,11 @@ Admission: a run starts only while it can still finish before its client stops r
 (verl: compile_timeout + run_timeout + 10 s); otherwise the answer is a 504 with
 Retry-After, which verl's client retries. Clients that send no headers (verl, the
 `sandbox-fusion` package) may carry the token in the URL (`UrlToken`).
+
+HTTP limits are the reward service's (reward_api/http_guard.py): body size and read time,
+requests and body bytes in flight (503 + Retry-After beyond), header timeout, connection cap.
+A client that disconnects cancels its request; a run already on a worker thread goes on to
+its own limits and frees the worker only then.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import os
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -36,7 +41,8 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from reward_api.config import settings_from_env
+from reward_api.config import HttpSettings, settings_from_env
+from reward_api.http_guard import HttpLimits, RequestGuard
 from sandbox import fusion
 from sandbox.client import QUEUE_MARGIN_S
 from sandbox.executor import Executor, Limits, TestInput
@@ -47,7 +53,7 @@ from sandbox.wire import JudgeRequest, describe
 
 log = logging.getLogger("sandbox.http")
 T = TypeVar("T")
-_KNOWN_PATHS = {"/v1/judge", "/run_code", "/healthz", "/readyz", "/metrics"}
+_KNOWN_PATHS = frozenset({"/v1/judge", "/run_code", "/healthz", "/readyz", "/metrics"})
 _RUN_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 # RemoteJudge reads for the run's total_s plus its queue margin: a /v1/judge request may wait that
 # long for a worker, less the sandbox's start-up.
@@ -56,10 +62,10 @@ _PATH_TOKEN = re.compile(r"^/token/([^/]+)(/.*)$")
 
 
 @dataclass(frozen=True)
-class ServiceConfig:
-    """Each field reads `SANDBOX_<FIELD>` (e.g. `SANDBOX_WORKERS=4`); CLI flags override."""
+class ServiceConfig(HttpSettings):
+    """Each field reads `SANDBOX_<FIELD>` (e.g. `SANDBOX_WORKERS=4`); CLI flags override. The HTTP settings
+    (body limits, timeouts, in-flight caps) are the reward service's, with the same defaults."""
 
-    host: str = "127.0.0.1"
     port: int = 8080  # SandboxFusion's port
     workers: int = 0  # sandboxes running at once; 0 = one per CPU core
     parallel: int = 0  # tests of one run at once inside its sandbox; 0 = one per CPU core
@@ -81,6 +87,9 @@ class SandboxMetrics:
         self.registry = r = CollectorRegistry()
         self.requests = Counter(
             "sandbox_requests", "HTTP requests by endpoint and code", ["endpoint", "code"], registry=r
+        )
+        self.request_seconds = Histogram(
+            "sandbox_request_seconds", "HTTP request latency", ["endpoint"], buckets=_RUN_BUCKETS, registry=r
         )
         self.runs = Counter(
             "sandbox_runs",
@@ -162,18 +171,23 @@ class _Runner:
         metrics.workers.set(self.workers)
 
     async def call(self, endpoint: str, language: str, work: Callable[[], T], start_within_s: float) -> T:
-        """`work()` on a worker thread; Busy when no worker is free within `start_within_s`."""
+        """`work()` on a worker thread; Busy when no worker is free within `start_within_s`.
+
+        When the caller is cancelled (its client disconnected), the run goes on to its end on its thread
+        (bounded by its limits): its worker is released only then, so admission never counts a busy thread free.
+        """
         await self._wait_for_worker(start_within_s)
         self.metrics.in_flight.inc()
         started = time.perf_counter()
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self.pool, work)
-        finally:
-            seconds = time.perf_counter() - started
-            self.fastest_run_s = min(seconds, self.fastest_run_s or seconds)
-            self.metrics.in_flight.dec()
-            self.metrics.run_seconds.labels(endpoint, language).observe(seconds)
-            self.free_workers.release()
+        run = asyncio.get_running_loop().run_in_executor(self.pool, work)
+        run.add_done_callback(lambda _: self._finished(endpoint, language, time.perf_counter() - started))
+        return await asyncio.shield(run)
+
+    def _finished(self, endpoint: str, language: str, seconds: float) -> None:
+        self.fastest_run_s = min(seconds, self.fastest_run_s or seconds)
+        self.metrics.in_flight.dec()
+        self.metrics.run_seconds.labels(endpoint, language).observe(seconds)
+        self.free_workers.release()
 
     async def _wait_for_worker(self, start_within_s: float) -> None:
         if earliest_start_s(self.waiting, self.workers, self.fastest_run_s) > start_within_s:
@@ -216,22 +230,18 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         lifespan=lifespan,
     )
 
-    @app.middleware("http")
-    async def record(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        started = time.perf_counter()
-        response = await call_next(request)
-        endpoint = request.url.path if request.url.path in _KNOWN_PATHS else "other"
-        metrics.requests.labels(endpoint, str(response.status_code)).inc()
-        ms = (time.perf_counter() - started) * 1e3
-        log.info("request", extra={"path": request.url.path, "status": response.status_code, "ms": ms})
-        return response
-
+    app.add_middleware(
+        RequestGuard, limits=HttpLimits.of(config), requests=metrics.requests,
+        request_seconds=metrics.request_seconds, known_paths=_KNOWN_PATHS, logger=log,
+    )  # fmt: skip
     app.add_middleware(UrlToken)  # added last, so outermost: nothing else sees a token in the URL
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         detail = [{"loc": e["loc"], "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
-        return JSONResponse(status_code=422, content={"error": describe(exc.errors()), "detail": detail})
+        # Code over the sandbox's source limit (wire.check_source_size: `too_large`) is a 413, as a body over its limit.
+        status = 413 if any(e["type"] == "too_large" for e in exc.errors()) else 422
+        return JSONResponse(status_code=status, content={"error": describe(exc.errors()), "detail": detail})
 
     @app.exception_handler(Busy)
     async def _busy(request: Request, exc: Busy) -> JSONResponse:

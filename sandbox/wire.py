@@ -27,8 +27,9 @@ from pydantic import (
     create_model,
     field_validator,
 )
+from pydantic_core import PydanticCustomError
 
-from sandbox.executor import Limits
+from sandbox.executor import Limits, source_size_error
 from sandbox.judge import AssertTest, CallTest, Comparison, JudgeReport, StdioTest, TestSuite, TestVerdict, Verdict
 from sandbox.languages import get_language
 
@@ -47,6 +48,16 @@ def describe(error: ValidationError | list[dict[str, Any]], prefix: str = "") ->
     where = ".".join(str(part) for part in errors[0]["loc"] if part != "body")
     where = ".".join(part for part in (prefix, where) if part)
     return f"{where}: {errors[0]['msg']}" if where else errors[0]["msg"]
+
+
+def check_source_size(code: str) -> str:
+    """`code` when within the sandbox's source limit, else a `too_large` error naming the limit.
+
+    Its own error type, so the service answers 413 (the request is too large), not 422.
+    """
+    if (too_large := source_size_error(code)) is not None:
+        raise PydanticCustomError("too_large", too_large)
+    return code
 
 
 class _StdioTest(BaseModel):
@@ -123,6 +134,11 @@ class JudgeRequest(BaseModel):
     def _known_language(cls, language: str) -> str:
         get_language(language)  # UnknownLanguage is a ValueError: pydantic reports it under `language`
         return language
+
+    @field_validator("code")
+    @classmethod
+    def _within_source_limit(cls, code: str) -> str:
+        return check_source_size(code)
 
     @field_validator("suite")
     @classmethod

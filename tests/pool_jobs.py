@@ -38,3 +38,19 @@ def allocate_without_bound() -> None:
     chunks = []
     while True:
         chunks.append(bytearray(64 * 1024 * 1024))
+
+
+def write_pid_then_sleep(path: str, seconds: float) -> int:
+    """Tell the test which process to kill from outside, then work for a while."""
+    with open(path, "a") as out:
+        out.write(f"{os.getpid()}\n")
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def spin_then_report_niceness(seconds: float) -> int:
+    """Burn CPU past the pool's `slow_after_s`, then say at which priority this ran."""
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        pass
+    return os.getpriority(os.PRIO_PROCESS, 0)

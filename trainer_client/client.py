@@ -7,15 +7,18 @@
 
 It splits work into batches, keeps at most `max_concurrency` requests in flight,
 reuses connections, retries connection errors, 429 and 5xx with exponential backoff
-across the configured URLs, and raises RewardServiceError when the service cannot
+across the configured URLs (waiting at least as long as a 429/503's Retry-After asks,
+up to MAX_RETRY_AFTER_S), and raises RewardServiceError when the service cannot
 answer: a trainer never gets silent zeros.
 """
 
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import random
 import threading
+import time
 from collections.abc import Coroutine, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -45,6 +48,10 @@ class RewardResult:
 
 
 _RETRY_STATUS = {429, 500, 502, 503, 504}
+# Answers that shed load; their Retry-After is honoured (the wait is at least that long).
+_SHED_STATUS = {429, 503}
+# The longest Retry-After honoured: a server asking for more is not worth stalling a training step on.
+MAX_RETRY_AFTER_S = 60.0
 
 
 class RewardClient:
@@ -111,9 +118,12 @@ class RewardClient:
         return [RewardResult(**{k: r[k] for k in ("reward", "components", "status", "details", "id")}) for r in results]
 
     async def _post_with_retries(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Retries with exponential backoff, waiting at least as long as a 429/503's Retry-After asks."""
         failures: list[str] = []
+        shed = 0
         for attempt in range(self.retries + 1):
             url = self._pick_url()
+            retry_after_s = 0.0
             try:
                 response = await self._http.post(url + path, json=body)
             except httpx.TransportError as exc:  # connection refused, reset, timeout
@@ -123,11 +133,24 @@ class RewardClient:
                     return response.json()
                 if response.status_code not in _RETRY_STATUS:
                     raise RewardServiceError(f"{url}{path} refused the batch ({response.status_code}): {response.text}")
-                failures.append(f"{url}: HTTP {response.status_code}")
+                failure = f"{url}: HTTP {response.status_code}"
+                if response.status_code in _SHED_STATUS and (asked := _retry_after_s(response)) is not None:
+                    retry_after_s = min(asked, MAX_RETRY_AFTER_S)
+                    failure += f" (Retry-After {asked:g} s)"
+                    shed += 1
+                failures.append(failure)
             if attempt < self.retries:
-                await asyncio.sleep(self.backoff_s * 2**attempt * (0.5 + random.random()))
+                backoff_s = self.backoff_s * 2**attempt * (0.5 + random.random())
+                await asyncio.sleep(max(backoff_s, retry_after_s))
+        advice = (
+            f"; {shed} answer(s) shed load and asked to retry later (Retry-After, honoured up to"
+            f" {MAX_RETRY_AFTER_S:g} s): the service is overloaded; add replicas, lower max_concurrency"
+            " or raise retries"
+            if shed
+            else ""
+        )
         raise RewardServiceError(
-            f"no reward service answered after {self.retries + 1} attempts: " + "; ".join(failures[-3:])
+            f"no reward service answered after {self.retries + 1} attempts: " + "; ".join(failures[-3:]) + advice
         )
 
     def _pick_url(self) -> str:
@@ -135,6 +158,22 @@ class RewardClient:
         url = self.urls[self._next_url % len(self.urls)].rstrip("/")
         self._next_url += 1
         return url
+
+
+def _retry_after_s(response: httpx.Response) -> float | None:
+    """The Retry-After header in seconds (a number of seconds or an HTTP date); None if absent or unreadable."""
+    value = response.headers.get("retry-after", "").strip()
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
 class SyncRewardClient:

@@ -9,8 +9,10 @@ block. An unclosed fence (a cut-off answer) is no block. Its language is the fen
 the reference's `language`, else Python.
 
 Accuracy is the fraction of tests passed (1 or 0 with `all_or_nothing`); details carry the
-judge's verdict per test. A completion without code scores 0 with a reason; a sandbox that
-fails (not the program) raises, so the item reports `error` rather than a wrong reward.
+judge's verdict per test. A completion without code scores 0 with a reason; a program over
+the sandbox's source limit (sandbox.executor.MAX_SOURCE_MB) is a compile error naming it,
+whichever backend judges; a sandbox that fails (not the program) raises, so the item reports
+`error` rather than a wrong reward.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from reward_api.graders.base import Score
 from reward_api.graders.code_reference import CodeReference, parse_reference
 from reward_api.graders.math_extract import answer_region
 from reward_api.profiles import CodeSettings
-from sandbox.judge import JudgeBackend, JudgeReport
+from sandbox.executor import source_size_error
+from sandbox.judge import JudgeBackend, JudgeReport, compile_error_report
 from sandbox.languages import UnknownLanguage, get_language
 
 # Per-test verdicts echoed in `details`; details travel back to the trainer with every item.
@@ -57,7 +60,12 @@ def grade_code(
     details: dict[str, Any] = {"language": language, "code_chars": len(block.code)}
     if ref.suite.kind != "stdio" and language != "python":
         return Score(0.0, details | {"reason": f"{ref.suite.kind} tests need Python, the answer is {language}"})
-    report = backend.judge(language, ref.program(block.code), ref.suite, ref.limits, ref.stop_on_first_failure)
+    program = ref.program(block.code)
+    # Judged here too: a remote sandbox refuses a request this large (413), which would be no verdict.
+    if (too_large := source_size_error(program)) is not None:
+        report = compile_error_report(len(ref.suite.tests), too_large)
+    else:
+        report = backend.judge(language, program, ref.suite, ref.limits, ref.stop_on_first_failure)
     if report.sandbox_error:
         raise SandboxError(report.sandbox_error[-500:])
     all_passed = report.passed == len(report.tests) > 0

@@ -20,9 +20,16 @@ makes `1/2^{99}` equal `1/2^{98}` and `0.0000001` equal `0.0000002`):
 - a decimal inside a larger expression (`2.5\\pi`) states no precision for the whole
   value: the two sides must agree within `settings.rel_tol`, relatively.
 
+Identities that need expanding or adding up (`(x^{1000}-1)/(x-1)` against
+`\\sum_{k=0}^{999} x^k`, `(x+1)^{20}` against its expansion, a symbolic determinant) are
+decided by exact evaluation modulo two 61-bit primes at random points (`_identity`),
+in milliseconds, before sympy expands anything: disagreement proves "not equal",
+agreement at every point proves the identity with error probability below 2^-80.
+
 Nothing here evaluates model text: it only reaches latex2sympy's parser, and
 `parse_expr` is never called. Guards refuse exponent towers, huge powers and
-factorials, deep nesting and overlong answers before sympy evaluates anything.
+factorials, sums and products too long to add up (10,000 terms k^k), deep nesting
+and overlong answers before sympy evaluates anything.
 """
 
 from __future__ import annotations
@@ -68,6 +75,7 @@ MAX_NODES = 4000  # sympy tree size we are willing to compare
 MAX_BITS = 200_000  # largest number (in bits) we let sympy compute, about 60,000 digits
 MAX_SYMBOLIC_POWER = 1000  # (x+1)^n with a larger n is not expanded
 MAX_SUMMED_TERMS = 10_000  # sums and products with numeric bounds
+MAX_SERIES_BITS = 10_000_000  # terms x bits of the largest term: about 1 s of sympy adding them up
 MAX_INTEGRATED_POWER = 100
 MAX_MATCHED_ELEMENTS = 40  # sets up to this size are matched element by element
 _SCREEN_POINTS = 3  # random points that must agree before we try to prove an identity
@@ -348,7 +356,7 @@ def parse_latex(text: str, ignore_units: bool = True) -> Basic | MatrixBase | No
     """latex2sympy with math-verify's normalisation; None when it cannot be parsed."""
     normalized = normalize_latex(text, _NORMALIZE if ignore_units else _NORMALIZE_KEEP_UNITS)
     for candidate in dict.fromkeys((normalized, get_last_eq(normalized))):
-        for converter in (_FastLatex2Sympy, _Latex2Sympy):
+        for converter in (_FastLatex2Sympy, _Latex2SympyLazyDet):
             try:
                 expr = converter(is_real=not should_treat_as_complex(candidate)).parse(candidate)
             except Exception:  # the ANTLR parser raises bare Exceptions; deep input raises RecursionError
@@ -358,7 +366,28 @@ def parse_latex(text: str, ignore_units: bool = True) -> Basic | MatrixBase | No
     return None
 
 
-class _FastLatex2Sympy(_Latex2Sympy):
+class _LazyDeterminantMatrix(sympy.MutableDenseMatrix):
+    """A parsed matrix whose determinant, when it has symbols, stays `Determinant(M)`.
+
+    latex2sympy computes `\\det` while parsing; a 6x6 matrix of symbols expands for
+    minutes there, before any guard runs. Unevaluated, the comparison decides it by
+    evaluation at random points (`_identity`).
+    """
+
+    def det(self, method: str = "bareiss", iszerofunc=None) -> sympy.Expr:
+        if self.free_symbols:
+            return sympy.Determinant(sympy.ImmutableMatrix(self))
+        return super().det(method=method, iszerofunc=iszerofunc)
+
+
+class _Latex2SympyLazyDet(_Latex2Sympy):
+    """latex2sympy's converter, with determinants of symbolic matrices left unevaluated."""
+
+    def convert_matrix(self, matrix) -> MatrixBase:
+        return _LazyDeterminantMatrix(super().convert_matrix(matrix))
+
+
+class _FastLatex2Sympy(_Latex2SympyLazyDet):
     """latex2sympy's converter with ANTLR's SLL prediction, ANTLR's recommended first stage.
 
     Full LL prediction costs 5-25 ms on a set or an interval, SLL about 1 ms. SLL either
@@ -404,9 +433,16 @@ def too_costly(expr: Basic | MatrixBase) -> str | None:
 
 
 def _many_terms(node: sympy.Sum | sympy.Product) -> bool:
-    """A sum up to 10^100 would be added up term by term (bounds estimated, never evaluated)."""
+    """A sum up to 10^100, or of 10,000 terms k^k, would be added up term by term for minutes.
+
+    Bounds and terms are estimated, never evaluated: the work is the number of terms times
+    the bits of the largest one (`_series_size`).
+    """
     bounds = (bound for _, lo, hi in node.limits if lo.is_number and hi.is_number for bound in (lo, hi))
-    return any(_magnitude(bound) > MAX_SUMMED_TERMS for bound in bounds)
+    if any(_magnitude(bound) > MAX_SUMMED_TERMS for bound in bounds):
+        return True
+    terms, term_bits = _series_size(node)
+    return terms * term_bits > MAX_SERIES_BITS
 
 
 def _hard_integrand(node: sympy.Integral) -> bool:
@@ -419,6 +455,26 @@ def _hard_integrand(node: sympy.Integral) -> bool:
         elif power.base.has(*variables) and power.exp.has(*variables):
             return True
     return False
+
+
+def _series_size(node: sympy.Sum | sympy.Product) -> tuple[float, float]:
+    """(number of terms, bits of the largest term) of a sum or product with numeric bounds, else (1, 0).
+
+    The largest term is taken at the bound of larger magnitude (k^k, k!, 2^{-k} grow with |k|);
+    a symbol counts one bit, so x^{999} counts as a 999-bit term.
+    """
+    terms: float = 1.0
+    extremes: dict[Basic, Basic] = {}
+    for var, *limits in reversed(node.limits):  # outermost first: an inner bound may use an outer index
+        bounds = [bound.xreplace(extremes) for bound in limits]
+        if len(bounds) != 2 or not all(bound.is_number for bound in bounds):
+            return 1.0, 0.0
+        lo, hi = (_magnitude(bound) for bound in bounds)
+        terms *= lo + hi + 1  # an upper estimate of |hi - lo| + 1
+        extremes[var] = max(bounds, key=_magnitude)
+    with sympy.evaluate(False):  # k^k at k = 10^4 stays a Pow: _bits estimates it, never computes it
+        largest = node.function.xreplace(extremes)
+    return terms, _bits(largest)
 
 
 def _bits(expr: Basic) -> float:
@@ -436,6 +492,9 @@ def _bits(expr: Basic) -> float:
         return size * math.log2(size) if size > 1 else 1.0
     if isinstance(expr, sympy.binomial):
         return _magnitude(expr.args[0])
+    if isinstance(expr, sympy.Sum | sympy.Product):
+        terms, term_bits = _series_size(expr)
+        return terms * term_bits if isinstance(expr, sympy.Product) else term_bits + math.log2(terms)
     if not expr.args:
         return 1.0
     return sum(_bits(arg) for arg in expr.args) + 1.0
@@ -447,6 +506,255 @@ def _magnitude(expr: Basic) -> float:
         return float(abs(expr))
     bits = _bits(expr)
     return math.inf if bits > 1000 else 2.0**bits
+
+
+# ---------------------------------------------------------------- identities modulo two primes
+
+# Evaluating modulo P*Q is evaluating modulo both primes at once. A nonzero rational function
+# vanishes there only if P*Q divides every coefficient of its numerator, or the point is one of
+# its at most `degree` roots modulo P (Schwartz-Zippel: probability <= degree / 2^61 a point).
+_PRIMES = (2**61 - 1, 2**62 - 57)
+_MODULUS = _PRIMES[0] * _PRIMES[1]
+_IDENTITY_POINTS = 3  # random points that must agree
+_MAX_POLES = 3  # points dropped because a denominator vanished there, before giving up
+_MAX_DEGREE = 2**32  # past this a point's false agreement is no longer negligible (2^-29)
+_MAX_STEPS = 400_000  # nodes evaluated in all (about 1 s): 3 points of a sum of 10,000 terms of 13 nodes
+_MAX_EXPONENT_BITS = 4096
+_FACTORIALS = [1]  # n! modulo _MODULUS, extended on demand up to MAX_SUMMED_TERMS
+
+# A value modulo _MODULUS with degree bounds of its numerator and denominator in the unknowns.
+Residue = tuple[int, int, int]
+
+
+class _Outside(Exception):
+    """Not a rational function with exact coefficients (floats, k/2 as an exponent, ...): undecided."""
+
+
+class _Pole(Exception):
+    """A denominator vanished at this point modulo a prime: another point is needed."""
+
+
+def _identity(ref: sympy.Expr, ans: sympy.Expr) -> bool | None:
+    """Are `ref` and `ans` the same rational function? Decided by evaluation at random points.
+
+    Both sides are evaluated exactly modulo two 61-bit primes, symbols at random residues, sums
+    and products term by term, determinants by elimination: (x^{1000}-1)/(x-1) against
+    sum_{k=0}^{999} x^k takes milliseconds where expanding takes sympy minutes. A subterm that
+    is not rational in the symbols (sin x, pi, sqrt 2, floor x) is an unknown with a random
+    value of its own: agreement then still proves the identity (it holds whatever the unknowns
+    are), while disagreement proves nothing (sin^2 x + cos^2 x = 1), so that gives None, as does
+    anything outside the fragment. Points are fixed: a grade must not change between runs.
+    """
+    rng = random.Random(_MODULUS)
+    agreed = poles = 0
+    steps = _MAX_STEPS
+    while agreed < _IDENTITY_POINTS:
+        point = _PointEvaluator(rng, steps)
+        try:
+            ref_value, ref_num, ref_den = point.evaluate(ref)
+            ans_value, ans_num, ans_den = point.evaluate(ans)
+        except _Pole:
+            poles += 1
+            if poles > _MAX_POLES:
+                return None
+            continue
+        except _Outside:
+            return None
+        steps = point.steps
+        if ref_value != ans_value:
+            return None if point.unknowns else False
+        if max(ref_num + ans_den, ans_num + ref_den) > _MAX_DEGREE:
+            return None  # the numerator of ref - ans may have too many roots to trust a point
+        if not point.randomised:
+            return True  # constants: every point gives the same values
+        agreed += 1
+    return True
+
+
+class _PointEvaluator:
+    """Exact values modulo _MODULUS at one random point; each symbol and unknown gets a random residue."""
+
+    def __init__(self, rng: random.Random, steps: int) -> None:
+        self._rng = rng
+        self._values: dict[Basic | str, int] = {}
+        self.steps = steps  # nodes this point may still evaluate
+        self.unknowns = False  # whether a subterm that is not rational in the symbols was taken as unknown
+
+    @property
+    def randomised(self) -> bool:
+        return bool(self._values)
+
+    def evaluate(self, expr: Basic) -> Residue:
+        return self._value(expr, {})
+
+    def _value(self, expr: Basic, bound: dict[Basic, int]) -> Residue:
+        """`bound` holds the indices of the sums and products around `expr`."""
+        self.steps -= 1
+        if self.steps < 0:
+            raise _Outside
+        # sympy's is_Add-style flags: class attributes, much faster than isinstance in this hot loop
+        if expr.is_Rational:
+            return _fraction(int(expr.p), int(expr.q)), 0, 0
+        if expr.is_Symbol:
+            index = bound.get(expr)
+            # By name: a matrix's entries may carry other assumptions than the same letters elsewhere.
+            return (index % _MODULUS, 0, 0) if index is not None else (self._random(expr.name), 1, 0)
+        if expr.is_Add or expr.is_Mul:
+            combine = _add if expr.is_Add else _mul
+            args = iter(expr.args)
+            result = self._value(next(args), bound)
+            for arg in args:
+                result = combine(result, self._value(arg, bound))
+            return result
+        if expr.is_Pow:
+            exponent = _integer(expr.exp, bound)
+            if exponent is not None:
+                return _power(self._value(expr.base, bound), exponent)
+        elif isinstance(expr, sympy.Sum | sympy.Product):
+            limits = list(expr.limits)
+            outer = limits[-1][1:]
+            if all(len(limit) == 3 for limit in limits) and None not in (_integer(b, bound) for b in outer):
+                return self._series(expr, limits, bound)
+        elif isinstance(expr, sympy.Determinant) and isinstance(expr.arg, MatrixBase):
+            return self._determinant(expr.arg, bound)
+        elif isinstance(expr, sympy.factorial | sympy.binomial):
+            args = [_integer(arg, bound) for arg in expr.args]
+            if None not in args:
+                return _combinatorial(args), 0, 0
+        return self._unknown(expr, bound)
+
+    def _unknown(self, expr: Basic, bound: dict[Basic, int]) -> Residue:
+        """A subterm taken as an unknown of its own (the same subterm, the same value)."""
+        if not isinstance(expr, sympy.Expr) or isinstance(expr, Float) or expr.has(*_NOT_FINITE):
+            raise _Outside
+        if bound and expr.free_symbols & bound.keys():
+            raise _Outside  # sin(k x) inside a sum over k: one unknown per k would be needed
+        self.unknowns = True
+        return self._random(expr), 1, 0
+
+    def _random(self, unknown: Basic | str) -> int:
+        value = self._values.get(unknown)
+        if value is None:
+            value = self._values[unknown] = self._rng.randrange(_MODULUS)
+        return value
+
+    def _series(self, expr: sympy.Sum | sympy.Product, limits: list[tuple], bound: dict[Basic, int]) -> Residue:
+        """A sum or product term by term; the last limit is the outermost (sympy's order)."""
+        *inner, (index, lo, hi) = limits
+        start, stop = _integer(lo, bound), _integer(hi, bound)
+        if start is None or stop is None or stop < start - 1:
+            raise _Outside  # symbolic inner bounds; reversed bounds follow Karr's convention
+        sum_ = isinstance(expr, sympy.Sum)
+        result: Residue = (0, 0, 0) if sum_ else (1, 0, 0)
+        for k in range(start, stop + 1):
+            inside = {**bound, index: k}
+            term = self._series(expr, inner, inside) if inner else self._value(expr.function, inside)
+            result = _add(result, term) if sum_ else _mul(result, term)
+        return result
+
+    def _determinant(self, matrix: MatrixBase, bound: dict[Basic, int]) -> Residue:
+        rows, cols = matrix.shape
+        if rows != cols:
+            raise _Outside
+        entries = [[self._value(matrix[i, j], bound) for j in range(cols)] for i in range(rows)]
+        # Leibniz: each product takes one entry a row, over all denominators.
+        den = sum(d for row in entries for _, _, d in row)
+        num = sum(max(n for _, n, _ in row) for row in entries) + den
+        return _checked((_det([[value for value, _, _ in row] for row in entries]), num, den))
+
+
+_NOT_FINITE = (sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
+# What sympy would expand or add up to compare exactly: with these, `_identity` has the last word.
+_EXPANDED = (sympy.Sum, sympy.Product, sympy.Determinant)
+
+
+def _fraction(numerator: int, denominator: int) -> int:
+    try:
+        return numerator * pow(denominator, -1, _MODULUS) % _MODULUS
+    except ValueError:  # a denominator divisible by one of the primes: no residue represents it
+        raise _Outside from None
+
+
+def _add(a: Residue, b: Residue) -> Residue:
+    return _checked(((a[0] + b[0]) % _MODULUS, max(a[1] + b[2], b[1] + a[2]), a[2] + b[2]))
+
+
+def _mul(a: Residue, b: Residue) -> Residue:
+    return _checked((a[0] * b[0] % _MODULUS, a[1] + b[1], a[2] + b[2]))
+
+
+def _power(base: Residue, exponent: int) -> Residue:
+    value, num, den = base
+    if exponent < 0:
+        num, den = den, num
+    try:
+        return _checked((pow(value, exponent, _MODULUS), num * abs(exponent), den * abs(exponent)))
+    except ValueError:  # 1/0 modulo a prime
+        raise _Pole from None
+
+
+def _checked(residue: Residue) -> Residue:
+    if residue[1] > _MAX_DEGREE or residue[2] > _MAX_DEGREE:
+        raise _Outside
+    return residue
+
+
+def _integer(expr: Basic, bound: dict[Basic, int]) -> int | None:
+    """The exact integer value of an exponent or bound built from integers and indices, else None."""
+    if isinstance(expr, sympy.Integer):
+        return int(expr)
+    if isinstance(expr, Symbol):
+        return bound.get(expr)
+    if isinstance(expr, sympy.Add | sympy.Mul | sympy.Pow):
+        args = [_integer(arg, bound) for arg in expr.args]
+        if None in args:
+            return None
+        if isinstance(expr, sympy.Pow):
+            base, exponent = args
+            if exponent < 0 or exponent * max(base.bit_length(), 1) > _MAX_EXPONENT_BITS:
+                return None
+            return base**exponent
+        result = sum(args) if isinstance(expr, sympy.Add) else math.prod(args)
+        return result if result.bit_length() <= _MAX_EXPONENT_BITS else None
+    return None
+
+
+def _combinatorial(args: list[int]) -> int:
+    """n! or binomial(n, k) modulo _MODULUS for integers up to MAX_SUMMED_TERMS (both primes exceed n)."""
+    n = args[0]
+    if not 0 <= n <= MAX_SUMMED_TERMS:
+        raise _Outside
+    while len(_FACTORIALS) <= n:
+        _FACTORIALS.append(_FACTORIALS[-1] * len(_FACTORIALS) % _MODULUS)
+    if len(args) == 1:
+        return _FACTORIALS[n]
+    k = args[1]
+    if not 0 <= k <= n:
+        return 0
+    return _FACTORIALS[n] * pow(_FACTORIALS[k] * _FACTORIALS[n - k], -1, _MODULUS) % _MODULUS
+
+
+def _det(rows: list[list[int]]) -> int:
+    """Determinant modulo _MODULUS by Gaussian elimination."""
+    rows = [list(row) for row in rows]
+    det = 1
+    for col in range(len(rows)):
+        pivot = next((r for r in range(col, len(rows)) if rows[r][col]), None)
+        if pivot is None:
+            return 0
+        if pivot != col:
+            rows[col], rows[pivot] = rows[pivot], rows[col]
+            det = -det
+        try:
+            inverse = pow(rows[col][col], -1, _MODULUS)
+        except ValueError:  # zero modulo one prime only
+            raise _Pole from None
+        det = det * rows[col][col] % _MODULUS
+        for r in range(col + 1, len(rows)):
+            factor = rows[r][col] * inverse % _MODULUS
+            if factor:
+                rows[r] = [(a - factor * b) % _MODULUS for a, b in zip(rows[r], rows[col], strict=True)]
+    return det % _MODULUS
 
 
 # ---------------------------------------------------------------- structural comparison
@@ -574,6 +882,15 @@ class _Comparer:
     def _same_value(self, ref: sympy.Expr, ans: sympy.Expr) -> str | None:
         if ref == ans:
             return "exact"
+        if not (ref.has(Float) or ans.has(Float)):  # decimals have rules of their own, below
+            identity = _identity(ref, ans)
+            if identity is False:
+                return None
+            # Plain constants are compared exactly below; what needs expanding or adding up is decided here.
+            if identity and any(side.free_symbols or side.has(*_EXPANDED) for side in (ref, ans)):
+                return "identity"
+        if _antiderivative_differs(ref, ans) or _antiderivative_differs(ans, ref):
+            return None
         ref, ans = _evaluated(ref), _evaluated(ans)
         ref_decimal, ans_decimal = self._decimal(ref), self._decimal(ans)
         if ref_decimal is not None and ans_decimal is not None:
@@ -751,6 +1068,14 @@ def _same_function(ref: sympy.Expr, ans: sympy.Expr) -> str | None:
     diff = ref - ans
     if diff == 0:
         return "exact"
+    if _differs_at_points(ref, ans):
+        return None
+    return "symbolic" if sympy.simplify(diff) == 0 else None
+
+
+def _differs_at_points(ref: sympy.Expr, ans: sympy.Expr) -> bool:
+    """Do the two clearly differ at one of a few random points (20 digits, relative 1e-12)?"""
+    diff = ref - ans
     symbols = sorted(diff.free_symbols, key=str)
     rng = random.Random(len(symbols))  # fixed points: a grade must not change between runs
     for _ in range(_SCREEN_POINTS):
@@ -759,7 +1084,22 @@ def _same_function(ref: sympy.Expr, ans: sympy.Expr) -> str | None:
             value = sympy.N(diff.xreplace(point), 20)
             scale = max(abs(sympy.N(ref.xreplace(point), 20)), sympy.Float(1))
         except Exception:
-            break
+            return False
         if value.is_real and scale.is_real and abs(value) > scale * sympy.Float("1e-12"):
-            return None
-    return "symbolic" if sympy.simplify(diff) == 0 else None
+            return True
+    return False
+
+
+def _antiderivative_differs(integral: sympy.Expr, other: sympy.Expr) -> bool:
+    """An indefinite integral of f is not `other` when other' differs from f at random points.
+
+    sympy's integrator can search for minutes (x^{10} e^x sin x cos 3x); differentiating the
+    other side takes milliseconds. Agreement proves nothing here (the constant, and sympy's
+    choice of it), so it only ever rules an answer out; the integral is evaluated otherwise.
+    """
+    if not isinstance(integral, sympy.Integral) or other.has(sympy.Integral):
+        return False
+    if len(integral.limits) != 1 or len(integral.limits[0]) != 1:
+        return False  # definite, or several variables
+    variable = integral.limits[0][0]
+    return _differs_at_points(integral.function, sympy.diff(other, variable))
