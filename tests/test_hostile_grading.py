@@ -12,6 +12,8 @@ import os
 import random
 import re
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -212,3 +214,15 @@ def test_workers_killed_from_outside_lose_no_item(hostile_server) -> None:
     assert killed and metric(hostile_server, "reward_worker_restarts_total", reason="crash") > crashes
     assert [r["status"] for r in results] == ["ok"] * len(items)
     assert all(r["reward"] == 1.0 for r in results)
+
+
+def test_the_load_benchmark_runs_and_prints_its_figure() -> None:
+    """bench/load.py, tiny: both phases run against a real service and the summary line is there."""
+    script = Path(__file__).resolve().parents[1] / "bench" / "load.py"
+    argv = [sys.executable, str(script), "--seconds", "2", "--deadline", "2", "--concurrency", "4"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    figure = re.search(r"normal items/s: A=([\d.]+) B=([\d.]+) ratio B/A=([\d.]+)", done.stdout)
+    assert figure, done.stdout
+    assert float(figure.group(1)) > 0  # phase A graded normal items
+    assert "memory at end" in done.stdout and "geometric_sum" in done.stdout

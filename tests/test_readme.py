@@ -193,7 +193,12 @@ MAKE_RUNS = {
     "serve": ["reward-api serve"],
     "test": ["ruff check", "pytest"],
     "demo": ["trainer-client demo --output runs/demo"],
-    "bench": ["bench/math_throughput.py", "bench/code_throughput.py --http", "bench/adapter_throughput.py"],
+    "bench": [
+        "bench/math_throughput.py",
+        "bench/code_throughput.py --http",
+        "bench/adapter_throughput.py",
+        "bench/load.py",
+    ],
 }
 
 
