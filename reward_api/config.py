@@ -52,6 +52,8 @@ class Config(HttpSettings):
     slow_after_s: float = 0.25  # an item past this much CPU steps aside: a fresh worker takes its place
     max_slow_calls: int = 0  # calls stepped aside at once (each holds a process); 0 = 4 per worker;
     # past it a slow item is cut at slow_after_s with status `timeout`, so normal items keep flowing
+    heavy_workers: int = -1  # low-priority workers for items that look costly (integrals, long sums, ...)
+    # from the start; -1 = one per worker, 0 = none (such items share the normal workers)
     sandbox_urls: str = ""  # sandbox service base URLs, comma-separated; empty = judge code in-process
     sandbox_auth_token: str = ""  # bearer token the sandbox service wants (its SANDBOX_AUTH_TOKEN)
     sandbox_isolation: str = "bwrap"  # in-process code isolation; `none` = insecure, for trusted code only

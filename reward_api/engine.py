@@ -5,7 +5,8 @@ the worker pool, then add length components and combine everything into rewards.
           -> length components (per item and per group) -> weighted sum -> results
 
 An item waits for a worker at most `queue_timeout_s` from its batch's arrival, then has
-its deadline in the worker. Identical items in flight share
+its deadline in the worker. An item that looks costly (`grading.looks_costly`: integrals,
+long sums, huge texts) waits for the pool's low-priority heavy lane instead. Identical items in flight share
 one worker call, which is cancelled when every request waiting for it is gone (a
 client that disconnects stops its work). An item that burnt its whole deadline in
 CPU is remembered as a timeout, so a trainer resending it costs nothing.
@@ -36,7 +37,7 @@ from reward_api.graders.length import (
     kimi_length_rewards,
     soft_overlong_punishment,
 )
-from reward_api.grading import TASKS, ItemJob, SandboxConfig, TextGrades, grade_text
+from reward_api.grading import TASKS, ItemJob, SandboxConfig, TextGrades, grade_text, looks_costly
 from reward_api.metrics import Metrics
 from reward_api.pool import SOFT_FRACTION, CallOutcome, WorkerPool
 from reward_api.profiles import SECTIONS, Profile
@@ -91,6 +92,7 @@ class RewardEngine:
             on_restart=lambda reason: self.metrics.worker_restarts.labels(reason).inc(),
             slow_after_s=config.slow_after_s,
             max_slow=config.max_slow_calls or 4 * config.worker_count(),
+            heavy_size=config.worker_count() if config.heavy_workers < 0 else config.heavy_workers,
         )
         self.metrics.slow_calls.set_function(lambda: self.pool.slow)
         self.metrics.cache_bytes.set_function(lambda: self.cache.bytes)
@@ -189,8 +191,9 @@ class RewardEngine:
         if shared is None:
             renice = job.task != "code"  # a code item's work is its sandboxed programs, limited on their own
             call = self.pool.call(
-                grade_text, job, deadline_s=deadline_s, wait_until=wait_until, renice_when_slow=renice
-            )
+                grade_text, job, deadline_s=deadline_s, wait_until=wait_until,
+                renice_when_slow=renice, heavy=looks_costly(job),
+            )  # fmt: skip
             shared = _SharedCall(asyncio.ensure_future(call))
             self._in_flight[key] = shared
             shared.task.add_done_callback(lambda _: self._in_flight.pop(key, None))

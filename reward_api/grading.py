@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -84,6 +85,36 @@ def judge_backend(sandbox: SandboxConfig) -> JudgeBackend:
 
         return RemoteJudge(list(sandbox.urls), token=sandbox.token or None)
     return LocalJudge(Executor(Isolation(sandbox.isolation)))
+
+
+# Cheap signs, read before any parsing, that a math answer may take far longer to compare than most:
+# integrals, limits, determinants, 3-digit exponents or factorials, and sums or products unless their
+# upper bound is a number of one or two digits.
+_COSTLY_MATH = re.compile(r"\\(?:int|iint|iiint|oint|lim|det)(?![a-zA-Z])|\^\s*\{?\s*-?\d{3,}|\d{3,}\s*!")
+_SERIES = re.compile(r"\\(?:sum|prod)(?![a-zA-Z])")
+_SHORT_SERIES = re.compile(r"\\(?:sum|prod)\s*(?:_\s*(?:\{[^{}]*\}|\w))?\s*\^\s*(?:\{\s*\d{1,2}\s*\}|\d)")
+_ANSWER_TAIL_CHARS = 400  # where a completion's final answer is
+_COSTLY_TEXT_CHARS = 100_000  # any task: texts this long take long to read
+
+
+def looks_costly(job: ItemJob) -> bool:
+    """Whether an item goes to the pool's heavy lane (low CPU priority) from the start.
+
+    A guess that costs microseconds: a wrong "yes" only grades an item at low priority, a wrong
+    "no" is caught by the pool, which moves a call aside once it has burnt `slow_after_s` of CPU.
+    Code items never: their cost is their sandboxed programs, limited on their own.
+    """
+    if job.task == "code":
+        return False
+    reference = str(job.reference)
+    if len(job.completion) > _COSTLY_TEXT_CHARS or len(reference) > _COSTLY_TEXT_CHARS:
+        return True
+    if job.task != "math":
+        return False
+    for text in (reference, job.completion[-_ANSWER_TAIL_CHARS:]):
+        if _COSTLY_MATH.search(text) or len(_SERIES.findall(text)) > len(_SHORT_SERIES.findall(text)):
+            return True
+    return False
 
 
 def grade_text(job: ItemJob) -> TextGrades:

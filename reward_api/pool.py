@@ -23,6 +23,10 @@ queue behind slow ones, and slow ones get the CPU the normal ones leave. At most
 own (sandboxed code) are demoted without renicing, under a cap of their own, and past
 it keep their worker rather than be cut.
 
+Calls that look costly before they start (the caller says so: `heavy=True`) go to a
+heavy lane of `heavy_size` workers kept at a low CPU priority from their start: they
+never take a normal worker, and they cost no fork, unlike a demotion.
+
 Faults: a worker that dies during a call (killed from outside, segfault) is replaced
 and the call is retried once on a fresh worker; a call that kills two workers answers
 `error`. A worker that caught MemoryError answers `error` and is replaced, since its
@@ -48,7 +52,7 @@ import struct
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Literal
@@ -56,7 +60,7 @@ from typing import Any, Literal
 log = logging.getLogger("reward_api.pool")
 
 SOFT_FRACTION = 0.9  # the in-worker alarm fires before the parent's hard kill
-SLOW_NICENESS = 19  # a demoted worker's CPU priority: only what normal workers leave
+LOW_NICENESS = 19  # demoted and heavy-lane workers: only the CPU normal workers leave (~1.5% of a core)
 _START_TIMEOUT_S = 120.0
 _CUT_GRACE_S = 1.0  # a cut call not answering its alarm by then is stuck in C code: its worker is replaced
 _SOFT_DEADLINE = struct.Struct("d")  # prefixes each request: the worker's alarm, in seconds
@@ -129,11 +133,17 @@ def _reply(kind: str, payload: Any) -> bytes:
 
 
 class _Worker:
-    def __init__(self, process: multiprocessing.process.BaseProcess, conn: Connection) -> None:
+    def __init__(self, process: multiprocessing.process.BaseProcess, conn: Connection, lane: _Lane) -> None:
         self.process = process
         self.conn = conn
+        self.lane = lane
         self.cpu_seen = 0.0  # the worker's process_time() at its last answer
         self.demoted = False
+
+    @property
+    def low_priority(self) -> bool:
+        """Already out of the normal workers' way: demoted, or a worker of the heavy lane."""
+        return self.demoted or self.lane.niceness > 0
 
     def cpu_now(self) -> float:
         """The worker's CPU seconds so far, read from outside (it may be stuck in C code)."""
@@ -157,6 +167,16 @@ class _Worker:
         self.conn.close()
 
 
+@dataclass(eq=False)
+class _Lane:
+    """Workers of one CPU priority: how many there should be, those alive, those idle."""
+
+    size: int
+    niceness: int
+    workers: set[_Worker] = field(default_factory=set)
+    idle: asyncio.Queue[_Worker] = field(default_factory=asyncio.Queue)
+
+
 class WorkerPool:
     """`await pool.call(func, *args)` runs `func(*args)` in a worker under the deadline.
 
@@ -173,6 +193,7 @@ class WorkerPool:
         on_restart: Callable[[str], None] | None = None,
         slow_after_s: float = 0.25,
         max_slow: int | None = None,
+        heavy_size: int = 0,
     ) -> None:
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
@@ -187,8 +208,8 @@ class WorkerPool:
         self._on_restart = on_restart or (lambda reason: None)
         self._ctx = multiprocessing.get_context("forkserver")
         self._ctx.set_forkserver_preload(list(preload))
-        self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
-        self._all: set[_Worker] = set()  # the pool proper: idle or running a normal call
+        self._normal = _Lane(size, niceness=0)
+        self._heavy = _Lane(heavy_size, niceness=LOW_NICENESS)
         self._slow: set[_Worker] = set()  # demoted, each finishing one slow call
         self._slow_in_children: set[_Worker] = set()  # the same, for calls whose work is in child processes
         self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="pool-io")
@@ -197,12 +218,14 @@ class WorkerPool:
         self.restarts = 0
 
     async def start(self) -> None:
-        for worker in await asyncio.gather(*(self._spawn() for _ in range(self.size))):
-            self._idle.put_nowait(worker)
+        lanes = [lane for lane in (self._normal, self._heavy) for _ in range(lane.size)]
+        for worker in await asyncio.gather(*(self._spawn(lane) for lane in lanes)):
+            worker.lane.idle.put_nowait(worker)
 
     @property
     def alive(self) -> int:
-        return len(self._all)
+        """Workers of the normal lane."""
+        return len(self._normal.workers)
 
     @property
     def slow(self) -> int:
@@ -211,7 +234,8 @@ class WorkerPool:
 
     @property
     def ready(self) -> bool:
-        return not self._closed and self.alive == self.size
+        lanes = (self._normal, self._heavy)
+        return not self._closed and all(len(lane.workers) == lane.size for lane in lanes)
 
     async def call(
         self,
@@ -220,12 +244,14 @@ class WorkerPool:
         deadline_s: float | None = None,
         wait_until: float | None = None,
         renice_when_slow: bool = True,
+        heavy: bool = False,
     ) -> CallOutcome:
         """Run `func(*args)` in a worker within `deadline_s` (default: the pool's), if a worker is free
         by `wait_until` (time.monotonic(); default: wait as long as it takes).
 
         `renice_when_slow=False` is for calls whose work runs in child processes of their own
         limits (sandboxed programs): demoting such a call frees its pool slot but keeps its priority.
+        `heavy=True` sends a call that looks costly to the heavy lane, when the pool has one.
         """
         asked = time.monotonic()
         deadline = self.deadline_s if deadline_s is None else deadline_s
@@ -234,10 +260,11 @@ class WorkerPool:
             request = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, RecursionError, TypeError, AttributeError) as exc:
             return CallOutcome("error", error=f"the item cannot be sent to a grading process ({type(exc).__name__})")
-        outcome = await self._attempt(request, asked, wait_until, deadline, renice_when_slow)
+        lane = self._heavy if heavy and self._heavy.size else self._normal
+        outcome = await self._attempt(lane, request, asked, wait_until, deadline, renice_when_slow)
         if outcome.worker_died:
             log.warning("grading process died mid-call; retrying the call once on a fresh worker")
-            outcome = await self._attempt(request, asked, wait_until, deadline, renice_when_slow)
+            outcome = await self._attempt(lane, request, asked, wait_until, deadline, renice_when_slow)
         return outcome
 
     async def close(self) -> None:
@@ -251,9 +278,9 @@ class WorkerPool:
         self._threads.shutdown(wait=False, cancel_futures=True)
 
     async def _attempt(
-        self, request: bytes, asked: float, wait_until: float, deadline: float, renice: bool
+        self, lane: _Lane, request: bytes, asked: float, wait_until: float, deadline: float, renice: bool
     ) -> CallOutcome:
-        worker = await self._acquire(wait_until)
+        worker = await self._acquire(lane, wait_until)
         if worker is None:
             waited = time.monotonic() - asked
             error = f"no grading worker was free within {waited:.3g}s: the service is overloaded"
@@ -289,11 +316,11 @@ class WorkerPool:
         self._release(worker)  # "timeout" (its own alarm) or "error" (a grader's exception): it lives on
         return CallOutcome(kind, error=payload, **timing)  # type: ignore[arg-type]
 
-    async def _acquire(self, wait_until: float) -> _Worker | None:
+    async def _acquire(self, lane: _Lane, wait_until: float) -> _Worker | None:
         if wait_until == math.inf:
-            return await self._idle.get()
+            return await lane.idle.get()
         try:
-            return await asyncio.wait_for(self._idle.get(), max(0.0, wait_until - time.monotonic()))
+            return await asyncio.wait_for(lane.idle.get(), max(0.0, wait_until - time.monotonic()))
         except TimeoutError:
             return None
 
@@ -313,7 +340,7 @@ class WorkerPool:
         while not await self._readable(worker.conn, self._step(worker, cut, expires_at)):
             if time.monotonic() >= expires_at:
                 return ("hard_timeout", None, worker.cpu_now() - cpu_before, 0)
-            if worker.demoted or cut or (renice and worker.cpu_now() - cpu_before < self.slow_after_s):
+            if worker.low_priority or cut or (renice and worker.cpu_now() - cpu_before < self.slow_after_s):
                 continue
             if len(self._slow if renice else self._slow_in_children) < self.max_slow:
                 self._demote(worker, renice)
@@ -331,7 +358,7 @@ class WorkerPool:
     def _step(self, worker: _Worker, cut: bool, expires_at: float) -> float:
         """How long to wait for an answer before looking at the call again."""
         left = max(0.0, expires_at - time.monotonic())
-        return left if worker.demoted or cut else min(self.slow_after_s, left)
+        return left if worker.low_priority or cut else min(self.slow_after_s, left)
 
     @staticmethod
     async def _readable(conn: Connection, timeout_s: float) -> bool:
@@ -354,11 +381,11 @@ class WorkerPool:
     def _demote(self, worker: _Worker, renice: bool) -> None:
         """Take a slow call's worker out of the pool and start its replacement now."""
         worker.demoted = True
-        self._all.discard(worker)
+        worker.lane.workers.discard(worker)
         (self._slow if renice else self._slow_in_children).add(worker)
         if renice:
-            worker.renice(SLOW_NICENESS)
-        self._start_replacement()
+            worker.renice(LOW_NICENESS)
+        self._start_replacement(worker.lane)
 
     def _release(self, worker: _Worker) -> None:
         """A worker whose call ended: back to the pool, or gone if it was demoted (it cannot be un-niced)."""
@@ -366,7 +393,7 @@ class WorkerPool:
             self._forget(worker)
             worker.kill()
         else:
-            self._idle.put_nowait(worker)
+            worker.lane.idle.put_nowait(worker)
 
     def _discard(self, worker: _Worker, reason: str) -> None:
         """Kill a worker; a pool worker is replaced (a demoted one was replaced when it was demoted)."""
@@ -376,34 +403,34 @@ class WorkerPool:
         self._on_restart(reason)
         log.warning("grading worker replaced", extra={"reason": reason})
         if not worker.demoted:
-            self._start_replacement()
+            self._start_replacement(worker.lane)
 
     def _worker_sets(self) -> tuple[set[_Worker], ...]:
-        return (self._all, self._slow, self._slow_in_children)
+        return (self._normal.workers, self._heavy.workers, self._slow, self._slow_in_children)
 
     def _forget(self, worker: _Worker) -> None:
         for workers in self._worker_sets():
             workers.discard(worker)
 
-    def _start_replacement(self) -> None:
+    def _start_replacement(self, lane: _Lane) -> None:
         if self._closed:
             return
-        task = asyncio.get_running_loop().create_task(self._respawn())
+        task = asyncio.get_running_loop().create_task(self._respawn(lane))
         self._replacing.add(task)
         task.add_done_callback(self._replacing.discard)
 
-    async def _respawn(self) -> None:
+    async def _respawn(self, lane: _Lane) -> None:
         delay = 0.1
         while not self._closed:
             try:
-                self._idle.put_nowait(await self._spawn())
+                lane.idle.put_nowait(await self._spawn(lane))
                 return
             except Exception:
                 log.exception("could not start a grading worker; retrying in %.1fs", delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 10.0)
 
-    async def _spawn(self) -> _Worker:
+    async def _spawn(self, lane: _Lane) -> _Worker:
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
             target=_worker_main,
@@ -414,7 +441,7 @@ class WorkerPool:
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._threads, process.start)
         child_conn.close()
-        worker = _Worker(process, parent_conn)
+        worker = _Worker(process, parent_conn, lane)
         if not await self._readable(parent_conn, _START_TIMEOUT_S):
             worker.kill()
             raise RuntimeError(f"grading worker failed to start within {_START_TIMEOUT_S:g}s")
@@ -423,5 +450,7 @@ class WorkerPool:
         except (EOFError, OSError):
             worker.kill()
             raise RuntimeError(f"grading worker failed to start (exit code {process.exitcode})") from None
-        self._all.add(worker)
+        if lane.niceness:
+            worker.renice(lane.niceness)
+        lane.workers.add(worker)
         return worker

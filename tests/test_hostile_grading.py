@@ -21,8 +21,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from reward_api.grading import MAX_DETAIL_ITEMS
+from reward_api.grading import MAX_DETAIL_ITEMS, ItemJob, looks_costly
 from reward_api.local import LocalServer
+from reward_api.profiles import resolve_profile
 from reward_api.schemas import MAX_REFERENCE_DEPTH
 
 DEADLINE_S = 2.0
@@ -70,6 +71,28 @@ def nested(depth: int) -> list:
     for _ in range(depth - 1):
         value = [value]
     return value
+
+
+@pytest.mark.parametrize(
+    ("task", "completion", "reference", "costly"),
+    [
+        ("math", "\\boxed{55}", "\\sum_{k=1}^{10} k", False),  # a short sum: ordinary
+        ("math", "\\boxed{\\frac{x+1}{x^2-1}}", "\\frac{1}{x-1}", False),
+        ("math", "\\boxed{1}", "\\sum_{k=0}^{999} x^k", True),
+        ("math", "\\boxed{\\sum_{k=1}^{n} k}", "\\frac{n(n+1)}{2}", True),  # a symbolic bound
+        ("math", "\\boxed{\\int x e^x dx}", "x e^x - e^x", True),
+        ("math", "\\boxed{\\det(A)}", "0", True),
+        ("math", "\\boxed{2^{1000}}", "1", True),
+        ("math", "\\boxed{200!}", "1", True),
+        ("math", "\\int reasoning far above ... " + "x " * 300 + "\\boxed{4}", "4", False),  # only the tail
+        ("sort", "1 2 3", [3, 2, 1], False),
+        ("sort", "1 " * 60_000, [1] * 60_000, True),  # a text too long to read fast
+        ("code", "```python\nprint(sum(range(10**9)))\n```", {"tests": []}, False),  # its cost is the sandbox's
+    ],
+)
+def test_items_that_look_costly_are_told_apart_before_grading(task, completion, reference, costly) -> None:
+    job = ItemJob(task, completion, reference, None, None, ("accuracy",), resolve_profile("accuracy"))
+    assert looks_costly(job) is costly
 
 
 def test_a_deeply_nested_reference_is_one_invalid_item_on_every_endpoint(hostile_server) -> None:
@@ -120,16 +143,15 @@ async def _post(url: str, items: list[dict], timeout_s: float = 120) -> tuple[fl
         return time.monotonic(), response.json()["results"]
 
 
-def test_slow_items_step_aside_and_normal_items_are_not_starved(hostile_server) -> None:
-    """Four items that each burn the whole deadline, on two workers: without stepping aside the
+def test_slow_items_wait_aside_and_normal_items_are_not_starved(hostile_server) -> None:
+    """Four items that each burn the whole deadline, on two workers: without a lane of their own the
     normal batch would wait behind them; now it is answered while they still run."""
-    slow_items = [sort_item(400_000, seed) for seed in range(100, 104)]
+    slow_items = [sort_item(400_000, seed) for seed in range(100, 104)]  # texts this long look costly
     normal_items = [math_item(i) for i in range(1000, 1040)]
 
     async def scenario() -> tuple:
         slow = asyncio.ensure_future(_post(hostile_server.url, slow_items))
-        while metric(hostile_server, "reward_slow_calls") < 1:  # the slow ones have stepped aside
-            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)  # sent and being graded
         normal_done, normal = await _post(hostile_server.url, normal_items)
         slow_done, slow_results = await slow
         return normal_done, normal, slow_done, slow_results

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from reward_api.pool import WorkerPool
+from reward_api.pool import LOW_NICENESS, WorkerPool
 from tests import pool_jobs
 
 
@@ -130,14 +130,8 @@ def test_slow_calls_step_aside_and_run_at_low_priority() -> None:
     )
     assert demoted_now == 1
     assert [o.value for o in quick] == list(range(1, 11)) and not slow_done_first
-    assert slow.status == "ok" and slow.value == pool_jobs_niceness_when_slow()
+    assert slow.status == "ok" and slow.value == LOW_NICENESS
     assert alive == 1 and demoted_after == 0 and restarts == []
-
-
-def pool_jobs_niceness_when_slow() -> int:
-    from reward_api.pool import SLOW_NICENESS
-
-    return SLOW_NICENESS
 
 
 def test_past_the_cap_a_slow_call_is_cut_so_the_pool_keeps_flowing() -> None:
@@ -202,3 +196,20 @@ def test_a_soft_timeout_reports_the_cpu_the_call_burnt() -> None:
     (spun, quick), _ = run(with_pool(body, deadline_s=1.0, slow_after_s=10))
     assert spun.status == "timeout" and spun.cpu_seconds > 0.1  # up to 0.9 s, less on a busy machine
     assert quick.cpu_seconds < spun.cpu_seconds / 2
+
+
+def test_calls_that_look_costly_run_in_the_heavy_lane_at_low_priority() -> None:
+    """One normal and one heavy worker: the heavy call never holds the normal one, and is never demoted."""
+
+    async def body(pool: WorkerPool):
+        heavy = asyncio.ensure_future(pool.call(pool_jobs.spin_then_report_niceness, 1.0, heavy=True))
+        quick = [await pool.call(pool_jobs.add, i, 1) for i in range(10)]
+        heavy_done_before_quick = heavy.done()
+        return quick, heavy_done_before_quick, await heavy, pool.slow
+
+    (quick, heavy_done_first, heavy, demoted), restarts = run(
+        with_pool(body, size=1, heavy_size=1, deadline_s=10, slow_after_s=0.2)
+    )
+    assert [o.value for o in quick] == list(range(1, 11)) and not heavy_done_first
+    assert heavy.status == "ok" and heavy.value == LOW_NICENESS
+    assert demoted == 0 and restarts == []
