@@ -60,6 +60,11 @@ class _SharedCall:
     task: asyncio.Future[CallOutcome]
     waiters: int = 0
 
+    @property
+    def cancelling(self) -> bool:
+        """Every waiter left and the call was cancelled: a new request for the item needs a call of its own."""
+        return self.waiters == 0 and (self.task.cancelled() or not self.task.done())
+
 
 @dataclass
 class _Graded:
@@ -188,7 +193,7 @@ class RewardEngine:
         """Identical items in flight at once share one worker call; it is cancelled (its worker
         stopped) only when no request waits for it any more."""
         shared = self._in_flight.get(key)
-        if shared is None:
+        if shared is None or shared.cancelling:
             renice = job.task != "code"  # a code item's work is its sandboxed programs, limited on their own
             call = self.pool.call(
                 grade_text, job, deadline_s=deadline_s, wait_until=wait_until,
@@ -196,7 +201,7 @@ class RewardEngine:
             )  # fmt: skip
             shared = _SharedCall(asyncio.ensure_future(call))
             self._in_flight[key] = shared
-            shared.task.add_done_callback(lambda _: self._in_flight.pop(key, None))
+            shared.task.add_done_callback(lambda _, ended=shared: self._forget_call(key, ended))
         shared.waiters += 1
         try:
             return await asyncio.shield(shared.task)
@@ -204,6 +209,10 @@ class RewardEngine:
             shared.waiters -= 1
             if shared.waiters == 0 and not shared.task.done():
                 shared.task.cancel()
+
+    def _forget_call(self, key: bytes, ended: _SharedCall) -> None:
+        if self._in_flight.get(key) is ended:  # not a newer call for the same item
+            del self._in_flight[key]
 
     def _result(self, graded: _Graded, lengths: dict[str, float], profile: Profile) -> RewardResult:
         task = graded.item.task if graded.item and graded.item.task in TASKS else "unknown"  # bounded label set

@@ -248,3 +248,28 @@ def test_the_load_benchmark_runs_and_prints_its_figure() -> None:
     assert figure, done.stdout
     assert float(figure.group(1)) > 0  # phase A graded normal items
     assert "memory at end" in done.stdout and "geometric_sum" in done.stdout
+
+
+def test_a_repeat_right_after_its_twin_was_abandoned_is_graded_not_cancelled() -> None:
+    """A trainer that times out and resends at once: the abandoned call is being cancelled when the
+    identical item arrives again; the new request gets a call of its own, not the cancellation."""
+    from reward_api.config import Config
+    from reward_api.engine import RewardEngine
+
+    item = sort_item(100_000, seed=21)
+
+    async def scenario() -> list:
+        engine = RewardEngine(Config(workers=1, heavy_workers=1, item_deadline_s=30))
+        await engine.start()
+        try:
+            profile = resolve_profile("accuracy")
+            abandoned = asyncio.ensure_future(engine.grade([item], profile))
+            await asyncio.sleep(0.3)  # its call is running
+            abandoned.cancel()
+            await asyncio.sleep(0)  # the cancellation reaches the shared call; it has not finished yet
+            return await engine.grade([item], profile)
+        finally:
+            await engine.close()
+
+    [result] = asyncio.run(scenario())
+    assert result.status == "ok" and result.reward == 1.0
