@@ -79,7 +79,8 @@ def item_from_label(completion: str, label: Any, prompt: str | None) -> dict[str
 
 
 def openrlhf_items(queries: list[str], prompts: list[str], labels: list[Any]) -> list[dict[str, Any]]:
-    """One item per query; prompts and labels may be shorter (OpenRLHF may send empty lists)."""
+    """One item per query; prompts and labels are empty (OpenRLHF may omit them) or one per query
+    (the request schema refuses other lengths)."""
     items = []
     for i, query in enumerate(queries):
         prompt = prompts[i] if i < len(prompts) else None
