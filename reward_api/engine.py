@@ -125,17 +125,14 @@ class RewardEngine:
             return await self._grade_validated(raw, index, profile, arrived)
         except Exception as exc:
             log.exception("grading items[%d] failed inside the service", index)
-            graded = _Graded(None, status="error", reason=f"items[{index}]: internal error ({type(exc).__name__})")
-            graded.item_id = _raw_id(raw)
-            return graded
+            reason = f"items[{index}]: internal error ({type(exc).__name__})"
+            return _Graded(None, status="error", item_id=_raw_id(raw), reason=reason)
 
     async def _grade_validated(self, raw: Any, index: int, profile: Profile, arrived: float) -> _Graded:
         try:
             item = RewardItem.model_validate(raw)
         except ValidationError as exc:
-            graded = _Graded(None, status="invalid", reason=_validation_reason(exc, index))
-            graded.item_id = _raw_id(raw)
-            return graded
+            return _Graded(None, status="invalid", item_id=_raw_id(raw), reason=_validation_reason(exc, index))
         if item.task not in TASKS:
             reason = f"items[{index}].task: unknown task {item.task!r}; known: {sorted(TASKS)}"
             return _Graded(item, status="invalid", reason=reason)
@@ -163,9 +160,10 @@ class RewardEngine:
         self.metrics.grading_seconds.labels(item.task).observe(outcome.seconds)
         if outcome.status != "ok":
             self._remember_if_costly(key, job, outcome, deadline_s)
-            graded = _Graded(item, status=outcome.status, reason=outcome.error, seconds=outcome.seconds)
-            graded.queued_seconds = outcome.queued_seconds
-            return graded
+            return _Graded(
+                item, status=outcome.status, reason=outcome.error,
+                seconds=outcome.seconds, queued_seconds=outcome.queued_seconds,
+            )  # fmt: skip
         self.cache.put(key, outcome.value, outcome.size_bytes)
         graded = _from_text_grades(item, outcome.value, cached=False)
         graded.seconds = outcome.seconds

@@ -106,7 +106,8 @@ def looks_costly(job: ItemJob) -> bool:
     """
     if job.task == "code":
         return False
-    reference = str(job.reference)
+    # Only a text reference is read: str() of a list of a million numbers would itself cost the event loop.
+    reference = job.reference if isinstance(job.reference, str) else ""
     if len(job.completion) > _COSTLY_TEXT_CHARS or len(reference) > _COSTLY_TEXT_CHARS:
         return True
     if job.task != "math":

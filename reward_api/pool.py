@@ -65,6 +65,8 @@ _START_TIMEOUT_S = 120.0
 _CUT_GRACE_S = 1.0  # a cut call not answering its alarm by then is stuck in C code: its worker is replaced
 _SOFT_DEADLINE = struct.Struct("d")  # prefixes each request: the worker's alarm, in seconds
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# What pickling raises for what it cannot carry: a lambda, a socket, a list nested a thousand deep.
+_UNPICKLABLE = (pickle.PicklingError, RecursionError, TypeError, AttributeError)
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,7 @@ def _call_with_alarm(func: Callable[..., Any], args: Sequence[Any], soft_deadlin
 def _reply(kind: str, payload: Any) -> bytes:
     try:
         return pickle.dumps((kind, payload, time.process_time()))
-    except (pickle.PicklingError, RecursionError, TypeError, AttributeError) as exc:
+    except _UNPICKLABLE as exc:
         error = f"the grader's answer could not be sent back ({type(exc).__name__}: {str(exc)[:200]})"
         return pickle.dumps(("error", error, time.process_time()))
 
@@ -258,7 +260,7 @@ class WorkerPool:
         wait_until = math.inf if wait_until is None else wait_until
         try:
             request = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
-        except (pickle.PicklingError, RecursionError, TypeError, AttributeError) as exc:
+        except _UNPICKLABLE as exc:
             return CallOutcome("error", error=f"the item cannot be sent to a grading process ({type(exc).__name__})")
         lane = self._heavy if heavy and self._heavy.size else self._normal
         outcome = await self._attempt(lane, request, asked, wait_until, deadline, renice_when_slow)

@@ -42,6 +42,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, G
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from reward_api.config import HttpSettings, settings_from_env
+from reward_api.errors import error_response, validation_detail
 from reward_api.http_guard import HttpLimits, RequestGuard
 from sandbox import fusion
 from sandbox.client import QUEUE_MARGIN_S
@@ -49,7 +50,7 @@ from sandbox.executor import Executor, Limits, TestInput
 from sandbox.isolation import Isolation
 from sandbox.judge import JudgeReport, LocalJudge, StdioTest, TestSuite
 from sandbox.languages import Language, get_language
-from sandbox.wire import JudgeRequest, describe
+from sandbox.wire import JudgeRequest
 
 log = logging.getLogger("sandbox.http")
 T = TypeVar("T")
@@ -238,10 +239,9 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        detail = [{"loc": e["loc"], "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
         # Code over the sandbox's source limit (wire.check_source_size: `too_large`) is a 413, as a body over its limit.
         status = 413 if any(e["type"] == "too_large" for e in exc.errors()) else 422
-        return JSONResponse(status_code=status, content={"error": describe(exc.errors()), "detail": detail})
+        return error_response(status, validation_detail(exc.errors()))
 
     @app.exception_handler(Busy)
     async def _busy(request: Request, exc: Busy) -> JSONResponse:

@@ -25,6 +25,7 @@ from reward_api.grading import MAX_DETAIL_ITEMS, ItemJob, looks_costly
 from reward_api.local import LocalServer
 from reward_api.profiles import resolve_profile
 from reward_api.schemas import MAX_REFERENCE_DEPTH
+from tests.scrape import metric
 
 DEADLINE_S = 2.0
 CACHE_MB = 4
@@ -40,16 +41,6 @@ def hostile_server(tmp_path_factory):
     }
     with LocalServer(tmp_path_factory.mktemp("hostile"), **settings) as server:
         yield server
-
-
-def metric(server: LocalServer, name: str, **labels: str) -> float:
-    """Sum of a metric's samples whose labels include `labels` (0 when absent)."""
-    total = 0.0
-    for line in httpx.get(f"{server.url}/metrics").text.splitlines():
-        match = re.match(rf"{name}(?:\{{(.*)\}})? (\S+)$", line)
-        if match and all(f'{key}="{value}"' in (match.group(1) or "") for key, value in labels.items()):
-            total += float(match.group(2))
-    return total
 
 
 def math_item(i: int) -> dict:
