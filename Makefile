@@ -51,12 +51,12 @@ serve: $(SERVER_STAMP)
 	$(BIN)/reward-api serve
 
 test: $(DEV_STAMP)
-	$(BIN)/ruff check reward_api sandbox trainer_client tests bench
+	$(BIN)/ruff check reward_api sandbox service_kit trainer_client tests bench
 	$(BIN)/python -m pytest -q
 
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check reward_api sandbox trainer_client tests bench
-	$(BIN)/ruff format --check reward_api sandbox trainer_client tests bench
+	$(BIN)/ruff check reward_api sandbox service_kit trainer_client tests bench
+	$(BIN)/ruff format --check reward_api sandbox service_kit trainer_client tests bench
 
 bench: $(DEV_STAMP)
 	$(BIN)/python bench/math_throughput.py

@@ -18,15 +18,6 @@ from reward_api import __version__
 from reward_api.compat import not_computed, openrlhf_answer, openrlhf_items, slime_item
 from reward_api.config import Config
 from reward_api.engine import RewardEngine
-from reward_api.errors import (
-    ApiError,
-    error_body,
-    error_responses,
-    install_error_handlers,
-    one_detail,
-    validation_detail,
-)
-from reward_api.http_guard import HttpLimits, RequestGuard
 from reward_api.profiles import PresetName, Profile, ProfileOverride, resolve_profile
 from reward_api.schemas import (
     OPENRLHF_EXAMPLES,
@@ -42,6 +33,15 @@ from reward_api.schemas import (
     SlimeKeyedResult,
     SlimeRequest,
 )
+from service_kit.errors import (
+    ApiError,
+    error_body,
+    error_responses,
+    install_error_handlers,
+    one_detail,
+    validation_detail,
+)
+from service_kit.http_guard import HttpLimits, RequestGuard
 
 log = logging.getLogger("reward_api.http")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,35 +13,12 @@ from typing import Any
 from reward_api.config import Config
 from reward_api.profiles import PRESETS, ProfileOverride, resolve_profile
 from sandbox.isolation import IsolationUnavailable
-
-_STANDARD_LOG_FIELDS = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message"}
-
-
-class JsonLogFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message and any `extra=` fields."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        entry = {
-            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        entry |= {k: v for k, v in vars(record).items() if k not in _STANDARD_LOG_FIELDS}
-        if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str)
-
-
-def configure_logging(level: str) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonLogFormatter())
-    logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
+from service_kit.cli import configure_logging, run_command
 
 
 def _serve(args: argparse.Namespace) -> int:
     from reward_api.app import create_app
-    from reward_api.http_guard import serve
+    from service_kit.http_guard import serve
 
     config = Config.from_env(host=args.host, port=args.port, workers=args.workers, item_deadline_s=args.deadline)
     configure_logging(config.log_level)
@@ -117,18 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
-    """Run the chosen sub-command (each sets `run`); an expected failure prints `<prog>: error: ...`, exit 2."""
-    args = parser.parse_args(argv)
-    try:
-        return args.run(args)
-    except (ValueError, OSError, IsolationUnavailable) as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
-
-
 def main(argv: list[str] | None = None) -> int:
-    return run_command(build_parser(), argv)
+    return run_command(build_parser(), argv, expected=(IsolationUnavailable,))
 
 
 if __name__ == "__main__":

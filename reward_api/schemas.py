@@ -20,9 +20,9 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from reward_api.errors import ErrorBody
 from reward_api.grading import TASKS
 from reward_api.profiles import Count, PresetName, ProfileOverride
+from service_kit.errors import ErrorBody
 
 Status = Literal["ok", "timeout", "error", "invalid"]
 

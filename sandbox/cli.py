@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from reward_api.cli import configure_logging, run_command
 from sandbox.isolation import Isolation, IsolationUnavailable
+from service_kit.cli import configure_logging, run_command
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from reward_api.http_guard import serve
     from sandbox.service import ServiceConfig, create_app
+    from service_kit.http_guard import serve
 
     config = ServiceConfig.from_env(host=args.host, port=args.port, workers=args.workers, isolation=args.isolation)
     configure_logging(config.log_level)

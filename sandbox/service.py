@@ -13,7 +13,7 @@ Admission: a run starts only while it can still finish before its client stops r
 Retry-After, which verl's client retries. Clients that send no headers (verl, the
 `sandbox-fusion` package) may carry the token in the URL (`UrlToken`).
 
-HTTP limits are the reward service's (reward_api/http_guard.py): body size and read time,
+HTTP limits are the reward service's (service_kit/http_guard.py): body size and read time,
 requests and body bytes in flight (503 + Retry-After beyond), header timeout, connection cap.
 A client that disconnects cancels its request; a run already on a worker thread goes on to
 its own limits and frees the worker only then.
@@ -41,9 +41,6 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from reward_api.config import HttpSettings, settings_from_env
-from reward_api.errors import error_response, validation_detail
-from reward_api.http_guard import HttpLimits, RequestGuard
 from sandbox import fusion
 from sandbox.client import QUEUE_MARGIN_S
 from sandbox.executor import Executor, Limits, TestInput
@@ -51,6 +48,9 @@ from sandbox.isolation import Isolation
 from sandbox.judge import JudgeReport, LocalJudge, StdioTest, TestSuite
 from sandbox.languages import Language, get_language
 from sandbox.wire import JudgeRequest
+from service_kit.errors import error_response, validation_detail
+from service_kit.http_guard import HttpLimits, RequestGuard
+from service_kit.settings import HttpSettings, settings_from_env
 
 log = logging.getLogger("sandbox.http")
 T = TypeVar("T")

@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
-from reward_api.errors import ErrorBody
 from reward_api.grading import TASKS
 from reward_api.local import LocalServer
 from reward_api.profiles import COMPONENTS, MAX_MAGNITUDE, PRESETS, SECTIONS, Profile
+from service_kit.errors import ErrorBody
 
 TOKEN = "s3cret"
 RIGHT = {"task": "math", "completion": "\\boxed{4}", "reference": "4"}

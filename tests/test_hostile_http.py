@@ -82,9 +82,9 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
 FAULTY_APP = '''
 """The reward service plus a route that raises: the only way to make its app fail on purpose."""
 from reward_api.app import create_app
-from reward_api.cli import configure_logging
+from service_kit.cli import configure_logging
 from reward_api.config import Config
-from reward_api.http_guard import serve
+from service_kit.http_guard import serve
 
 if __name__ == "__main__":
     config = Config.from_env()

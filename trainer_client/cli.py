@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from reward_api.cli import run_command
+from service_kit.cli import run_command
 
 DEMO_CONFIG = """\
 [model]

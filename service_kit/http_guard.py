@@ -8,13 +8,13 @@
 - a client that goes away (`http.disconnect`) before its answer cancels the app's handler, so a gone
   client's batch stops being worked on (logged and counted with code 499, as nginx does);
 - one metric sample and one log line per request, 500s included: an exception escaping the app is logged
-  with its traceback, counted as 500 and answered with the error body of reward_api/errors.py.
+  with its traceback, counted as 500 and answered with the error body of service_kit/errors.py.
 
 `serve()`, how both CLIs start uvicorn: raises the open-files limit, caps open connections (uvicorn's
 `limit_concurrency` answers 503 beyond it), bounds idle keep-alive, and runs `HeaderTimeoutProtocol`, uvicorn's
 h11 protocol plus the header-read timeout uvicorn lacks (slowloris).
 
-Settings: `reward_api.config.HttpSettings`, the part both services' configs share.
+Settings: `service_kit.settings.HttpSettings`, the part both services' configs share.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from prometheus_client import Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from reward_api.config import HttpSettings
-from reward_api.errors import one_detail, send_error
+from service_kit.errors import one_detail, send_error
+from service_kit.settings import HttpSettings
 
-log = logging.getLogger("reward_api.http_guard")
+log = logging.getLogger("service_kit.http_guard")
 
 MB = 1024 * 1024
 # nginx's code for "client closed the request before the answer": the handler was cancelled.

@@ -1,0 +1,66 @@
+"""Settings both services share: where they listen and how they hold hostile clients off.
+
+Each service's config is a frozen dataclass that extends `HttpSettings` and reads its fields from
+`<PREFIX><FIELD>` environment variables (`settings_from_env`): `REWARD_API_*` for the reward service,
+`SANDBOX_*` for the sandbox service.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypeVar
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """Where a service listens and how it holds hostile clients off (service_kit/http_guard.py); both services
+    take these, the reward service as `REWARD_API_*`, the sandbox service as `SANDBOX_*`."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_body_mb: float = 64.0  # larger request bodies -> 413
+    # A body not fully received within this -> 408: 64 MB at 10 Mbit/s takes ~50 s; trainers on a LAN take < 1 s.
+    body_timeout_s: float = 60.0
+    # Work requests (POST) read or graded at once; beyond -> 503 + Retry-After. 64 trainer ranks x 4 batches each.
+    max_requests_in_flight: int = 256
+    # Their bodies together, counted by Content-Length before a byte is read; beyond -> 503 + Retry-After.
+    # Two of the largest bodies; a parsed body costs ~4x its size in memory, so this bounds ~0.5 GB.
+    max_body_mb_in_flight: float = 128.0
+    # A connection whose request headers are not complete this long after its first byte is closed (slowloris);
+    # real clients send headers (< 8 KB) in one packet.
+    header_timeout_s: float = 10.0
+    # Idle keep-alive connections close after this: longer than httpx's 5 s pool expiry, so clients close first.
+    keep_alive_s: float = 20.0
+    # Open connections at once (uvicorn's limit_concurrency: requests beyond -> 503); one file descriptor each,
+    # capped below the open-files limit, which the service raises to its hard limit at start.
+    max_connections: int = 1024
+
+
+T = TypeVar("T")
+
+
+def settings_from_env(
+    cls: type[T], prefix: str, environ: dict[str, str] | None, overrides: dict[str, Any], reject_unknown: bool = False
+) -> T:
+    """A frozen settings dataclass from its defaults, then `<prefix><FIELD>` variables, then overrides.
+
+    With `reject_unknown`, a `<prefix>*` variable that names no field is a ValueError (a typo).
+    """
+    environ = os.environ if environ is None else environ
+    if reject_unknown:
+        known = {f"{prefix}{f.name.upper()}" for f in fields(cls)}
+        unknown = sorted(name for name in environ if name.startswith(prefix) and name not in known)
+        if unknown:
+            raise ValueError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        raw = environ.get(f"{prefix}{f.name.upper()}")
+        if raw is None:
+            continue
+        kind = type(getattr(cls, f.name))
+        try:
+            values[f.name] = kind(raw)
+        except ValueError as exc:
+            raise ValueError(f"{prefix}{f.name.upper()}={raw!r} is not a valid {kind.__name__}") from exc
+    return replace(cls(**values), **{k: v for k, v in overrides.items() if v is not None})
