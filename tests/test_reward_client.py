@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
+import signal
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -107,3 +113,75 @@ def test_sync_client(server: LocalServer) -> None:
 def test_bad_configuration_is_refused(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         RewardClient(**({"urls": "http://x"} | kwargs))
+
+
+@pytest.fixture(scope="module")
+def second_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
+    with LocalServer(tmp_path_factory.mktemp("second"), REWARD_API_WORKERS="1") as srv:
+        yield srv
+
+
+@contextlib.contextmanager
+def dropping_replica() -> Iterator[tuple[str, list[int]]]:
+    """A replica that accepts each connection and closes it unanswered (a process dying mid-request):
+    its URL and how many connections it has taken."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted = [0]
+
+    def drop_all() -> None:
+        with contextlib.suppress(OSError):  # the listener closed: done
+            while True:
+                connection, _ = listener.accept()
+                accepted[0] += 1
+                connection.close()
+
+    thread = threading.Thread(target=drop_all, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", accepted
+    finally:
+        listener.close()
+        thread.join(timeout=5)
+
+
+def test_a_dropping_replica_is_left_out_after_its_first_failure(server: LocalServer) -> None:
+    async def run(dropping: str) -> list[list[float]]:
+        async with RewardClient([dropping, server.url], backoff_s=0.01, down_for_s=60) as client:
+            return [await client.rewards(math_items(2, offset=2 * i)) for i in range(12)]
+
+    with dropping_replica() as (url, accepted):
+        rewards = asyncio.run(run(url))
+    assert rewards == [expected_rewards(2, offset=2 * i) for i in range(12)]
+    assert accepted[0] == 1  # tried once, then left out for down_for_s
+
+
+def test_batches_go_to_the_least_busy_replica(server: LocalServer, second_server: LocalServer) -> None:
+    async def run() -> list:
+        async with RewardClient([server.url, second_server.url], batch_size=5, max_concurrency=4) as client:
+            return await client.grade(math_items(80, offset=5000))  # not in either replica's cache
+
+    before = [request_count(server), request_count(second_server)]
+    results = asyncio.run(run())
+    assert [r.reward for r in results] == expected_rewards(80, offset=5000)
+    sent = [request_count(server) - before[0], request_count(second_server) - before[1]]
+    # Both took a share of the 16 batches; the faster one (2 workers, not 1) may take more.
+    assert sum(sent) == 16 and min(sent) >= 2, sent
+
+
+def test_a_replica_killed_mid_run_loses_no_item(server: LocalServer, tmp_path: Path) -> None:
+    items = math_items(300)
+    with LocalServer(tmp_path, REWARD_API_WORKERS="1") as doomed:
+
+        async def run() -> list:
+            async with RewardClient([doomed.url, server.url], batch_size=10, max_concurrency=4) as client:
+                pending = client.submit(items)
+                while request_count(doomed) < 2:  # the doomed replica is working on this run
+                    await asyncio.sleep(0.05)
+                assert doomed.process is not None
+                doomed.process.send_signal(signal.SIGKILL)
+                return await pending
+
+        results = asyncio.run(run())
+    assert [r.id for r in results] == list(range(300))
+    assert [r.reward for r in results] == expected_rewards(300)
+    assert all(r.ok for r in results)

@@ -7,9 +7,15 @@
 
 It splits work into batches, keeps at most `max_concurrency` requests in flight,
 reuses connections, retries connection errors, 429 and 5xx with exponential backoff
-across the configured URLs (waiting at least as long as a 429/503's Retry-After asks,
-up to MAX_RETRY_AFTER_S), and raises RewardServiceError when the service cannot
-answer: a trainer never gets silent zeros.
+(waiting at least as long as a 429/503's Retry-After asks, up to MAX_RETRY_AFTER_S),
+and raises RewardServiceError when the service cannot answer: a trainer never gets
+silent zeros.
+
+Given several replica URLs, each batch goes to the replica with the fewest of this
+client's requests in progress (where there is capacity). A replica that drops or
+refuses a connection or answers 5xx is left out for `down_for_s` and the batch is
+retried on another one at once; a replica that sheds load (429/503) keeps its place
+but the retry prefers the others. When every replica is out, they are all tried again.
 """
 
 from __future__ import annotations
@@ -66,8 +72,9 @@ class RewardClient:
         retries: int = 5,
         backoff_s: float = 0.5,
         token: str | None = None,
+        down_for_s: float = 10.0,
     ) -> None:
-        self.urls = [urls] if isinstance(urls, str) else list(urls)
+        self.urls = [url.rstrip("/") for url in ([urls] if isinstance(urls, str) else urls)]
         if not self.urls:
             raise ValueError("RewardClient needs at least one service URL")
         if batch_size < 1 or max_concurrency < 1:
@@ -76,11 +83,14 @@ class RewardClient:
         self.batch_size = batch_size
         self.retries = retries
         self.backoff_s = backoff_s
+        self.down_for_s = down_for_s
         self._gate = asyncio.Semaphore(max_concurrency)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         limits = httpx.Limits(max_connections=max_concurrency, max_keepalive_connections=max_concurrency)
         self._http = httpx.AsyncClient(timeout=timeout_s, headers=headers, limits=limits)
-        self._next_url = 0
+        self._in_flight = dict.fromkeys(self.urls, 0)
+        self._down_until = dict.fromkeys(self.urls, 0.0)
+        self._turn = 0  # breaks ties between equally busy replicas in turn
 
     async def __aenter__(self) -> RewardClient:
         return self
@@ -118,16 +128,21 @@ class RewardClient:
         return [RewardResult(**{k: r[k] for k in ("reward", "components", "status", "details", "id")}) for r in results]
 
     async def _post_with_retries(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        """Retries with exponential backoff, waiting at least as long as a 429/503's Retry-After asks."""
+        """Retries on another replica when there is one, else with exponential backoff; waits at least as
+        long as a 429/503's Retry-After asks."""
         failures: list[str] = []
+        tried: set[str] = set()
         shed = 0
         for attempt in range(self.retries + 1):
-            url = self._pick_url()
+            url = self._pick_url(avoid=tried)
+            tried.add(url)
             retry_after_s = 0.0
+            self._in_flight[url] += 1
             try:
                 response = await self._http.post(url + path, json=body)
             except httpx.TransportError as exc:  # connection refused, reset, timeout
                 failures.append(f"{url}: {type(exc).__name__}: {exc}")
+                self._set_down(url)
             else:
                 if response.status_code < 400:
                     return response.json()
@@ -138,8 +153,12 @@ class RewardClient:
                     retry_after_s = min(asked, MAX_RETRY_AFTER_S)
                     failure += f" (Retry-After {asked:g} s)"
                     shed += 1
+                elif response.status_code not in _SHED_STATUS:
+                    self._set_down(url)
                 failures.append(failure)
-            if attempt < self.retries:
+            finally:
+                self._in_flight[url] -= 1
+            if attempt < self.retries and not self._untried_replica_up(tried):
                 backoff_s = self.backoff_s * 2**attempt * (0.5 + random.random())
                 await asyncio.sleep(max(backoff_s, retry_after_s))
         advice = (
@@ -153,11 +172,26 @@ class RewardClient:
             f"no reward service answered after {self.retries + 1} attempts: " + "; ".join(failures[-3:]) + advice
         )
 
-    def _pick_url(self) -> str:
-        """Round-robin over the URLs: a retry goes to the next one."""
-        url = self.urls[self._next_url % len(self.urls)].rstrip("/")
-        self._next_url += 1
-        return url
+    def _pick_url(self, avoid: set[str]) -> str:
+        """The least busy replica that is up and not yet tried for this batch; failing that, the least busy
+        that is up; when every replica is down, the one whose time out ends first."""
+        now = time.monotonic()
+        up = [url for url in self.urls if self._down_until[url] <= now]
+        candidates = [url for url in up if url not in avoid] or up
+        if not candidates:
+            return min(self.urls, key=self._down_until.__getitem__)
+        self._turn += 1
+        start = self._turn % len(candidates)
+        in_turn = candidates[start:] + candidates[:start]
+        return min(in_turn, key=self._in_flight.__getitem__)
+
+    def _untried_replica_up(self, tried: set[str]) -> bool:
+        now = time.monotonic()
+        return any(url not in tried and self._down_until[url] <= now for url in self.urls)
+
+    def _set_down(self, url: str) -> None:
+        if len(self.urls) > 1:  # a single URL is always tried again after the backoff
+            self._down_until[url] = time.monotonic() + self.down_for_s
 
 
 def _retry_after_s(response: httpx.Response) -> float | None:
