@@ -27,6 +27,13 @@ class Config(HttpSettings):
     default_profile: str = "accuracy"  # used when a request names none (OpenRLHF, slime, CLI)
     cache_entries: int = 100_000  # identical items answered from an LRU of this size; 0 disables it
     cache_mb: float = 256.0  # ...and of at most this many MB of answers (a sort echo can be MBs)
+    # A Redis shared by replicas, behind each process's LRU (e.g. redis://redis:6379/0); empty = none.
+    # A Redis that fails or answers slowly is a cache miss, never a grading failure.
+    cache_redis_url: str = ""
+    # ...bounded to this many MB: its whole maxmemory (Redis itself takes ~1 MB), set with LRU eviction on
+    # connect; a server that refuses CONFIG SET must already have a maxmemory and an evicting policy
+    cache_redis_mb: float = 256.0
+    cache_redis_ttl_s: int = 7 * 24 * 3600  # ...and each answer kept there at most this long
     slow_after_s: float = 0.25  # an item past this much CPU steps aside: a fresh worker takes its place
     max_slow_calls: int = 0  # calls stepped aside at once (each holds a process); 0 = 4 per worker;
     # past it a slow item is cut at slow_after_s with status `timeout`, so normal items keep flowing

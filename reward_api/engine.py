@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from reward_api.cache import LRUCache, digest
+from reward_api.cache import ResultCache, digest, open_result_cache
 from reward_api.config import Config
 from reward_api.graders.base import InvalidItem, Score
 from reward_api.graders.code_reference import run_budget_s
@@ -87,7 +87,7 @@ class RewardEngine:
         if not self.sandbox.urls:
             _check_isolation(Isolation(self.sandbox.isolation))
         self.metrics = metrics or Metrics()
-        self.cache: LRUCache[TextGrades] = LRUCache(config.cache_entries, int(config.cache_mb * 1024 * 1024))
+        self.cache: ResultCache[TextGrades] = open_result_cache(config, self.metrics)
         self._in_flight: dict[bytes, _SharedCall] = {}
         self.pool = WorkerPool(
             size=config.worker_count(),
@@ -100,14 +100,16 @@ class RewardEngine:
             heavy_size=config.worker_count() if config.heavy_workers < 0 else config.heavy_workers,
         )
         self.metrics.slow_calls.set_function(lambda: self.pool.slow)
-        self.metrics.cache_bytes.set_function(lambda: self.cache.bytes)
-        self.metrics.cache_entries.set_function(lambda: len(self.cache))
+        self.metrics.cache_bytes.set_function(lambda: self.cache.lru.bytes)
+        self.metrics.cache_entries.set_function(lambda: len(self.cache.lru))
 
     async def start(self) -> None:
+        await self.cache.start()  # first: a shared cache that cannot be bounded stops the start before any worker
         await self.pool.start()
 
     async def close(self) -> None:
         await self.pool.close()
+        await self.cache.close()
 
     @property
     def ready(self) -> bool:
@@ -151,7 +153,7 @@ class RewardEngine:
         except InvalidItem as exc:
             return _Graded(item, status="invalid", reason=str(exc))
         key = _job_key(job)
-        cached = self.cache.get(key)
+        cached = await self.cache.get(key)
         if cached is not None:
             self.metrics.cache_hits.inc()
             return _from_text_grades(item, cached, cached=True)
@@ -159,17 +161,17 @@ class RewardEngine:
         outcome = await self._call_shared(key, job, deadline_s, wait_until=arrived + self.config.queue_timeout_s)
         self.metrics.grading_seconds.labels(item.task).observe(outcome.seconds)
         if outcome.status != "ok":
-            self._remember_if_costly(key, job, outcome, deadline_s)
+            await self._remember_if_costly(key, job, outcome, deadline_s)
             return _Graded(
                 item, status=outcome.status, reason=outcome.error,
                 seconds=outcome.seconds, queued_seconds=outcome.queued_seconds,
             )  # fmt: skip
-        self.cache.put(key, outcome.value, outcome.size_bytes)
+        await self.cache.put(key, outcome.value, outcome.size_bytes)
         graded = _from_text_grades(item, outcome.value, cached=False)
         graded.seconds = outcome.seconds
         return graded
 
-    def _remember_if_costly(self, key: bytes, job: ItemJob, outcome: CallOutcome, deadline_s: float) -> None:
+    async def _remember_if_costly(self, key: bytes, job: ItemJob, outcome: CallOutcome, deadline_s: float) -> None:
         """An item that burnt its deadline in CPU would burn it again: answer its repeats from the cache.
         Code items are not remembered: their CPU is spent by sandboxed programs, not measured here."""
         if outcome.status != "timeout" or job.task == "code":
@@ -177,7 +179,7 @@ class RewardEngine:
         if outcome.cpu_seconds < REMEMBER_TIMEOUT_CPU_SHARE * deadline_s * SOFT_FRACTION:
             return
         reason = f"{outcome.error} (remembered: this item used {outcome.cpu_seconds:.3g}s of CPU when it was graded)"
-        self.cache.put(key, TextGrades("timeout", reason=reason), len(reason))
+        await self.cache.put(key, TextGrades("timeout", reason=reason), len(reason))
 
     def _deadline_s(self, job: ItemJob) -> float:
         """A code item's deadline comes from its own run budget plus a margin, late enough that the

@@ -30,6 +30,18 @@ class Metrics:
         )
         self.cache_hits = Counter("reward_cache_hits", "Items answered from the cache", registry=r)
         self.cache_misses = Counter("reward_cache_misses", "Items not found in the cache", registry=r)
+        self.cache_shared_hits = Counter(
+            "reward_cache_shared_hits",
+            "Items answered from the shared (Redis) cache, also in reward_cache_hits",
+            registry=r,
+        )
+        self.cache_errors = Counter(
+            "reward_cache_errors",
+            "Shared (Redis) cache operations that failed or timed out, each a miss: get, put, connect; "
+            "encode/decode: an answer that does not round-trip as JSON",
+            ["op"],
+            registry=r,
+        )
         self.workers = Gauge("reward_workers", "Grading worker processes configured", registry=r)
         self.slow_calls = Gauge(
             "reward_slow_calls", "Calls past slow_after_s, running aside the pool at low priority", registry=r
