@@ -176,7 +176,7 @@ def create_app(config: Config | None = None) -> FastAPI:
     @app.get(
         "/readyz",
         response_model=Readiness,
-        responses={503: {"model": NotReady, "description": "Grading workers are still starting."}, **_PROBE_ERRORS},
+        responses={503: {"model": NotReady, "description": "Grading workers starting or failing to."}, **_PROBE_ERRORS},
     )
     async def readyz() -> JSONResponse:
         readiness = Readiness(ready=engine.ready, workers=engine.pool.alive, want=engine.pool.size).model_dump()

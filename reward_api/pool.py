@@ -217,12 +217,15 @@ class WorkerPool:
         self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="pool-io")
         self._replacing: set[asyncio.Task] = set()
         self._closed = False
+        self._started = False
+        self._failing_spawns = 0  # replacements retrying after a failed start: the pool cannot heal itself now
         self.restarts = 0
 
     async def start(self) -> None:
         lanes = [lane for lane in (self._normal, self._heavy) for _ in range(lane.size)]
         for worker in await asyncio.gather(*(self._spawn(lane) for lane in lanes)):
             worker.lane.idle.put_nowait(worker)
+        self._started = True
 
     @property
     def alive(self) -> int:
@@ -236,8 +239,9 @@ class WorkerPool:
 
     @property
     def ready(self) -> bool:
-        lanes = (self._normal, self._heavy)
-        return not self._closed and all(len(lane.workers) == lane.size for lane in lanes)
+        """Started, and replacing workers as they go. A worker being replaced (after a deadline or a slow call)
+        is normal work, not unreadiness: a load balancer must not take a busy replica out for it."""
+        return self._started and not self._closed and self._failing_spawns == 0
 
     async def call(
         self,
@@ -423,14 +427,21 @@ class WorkerPool:
 
     async def _respawn(self, lane: _Lane) -> None:
         delay = 0.1
-        while not self._closed:
-            try:
-                lane.idle.put_nowait(await self._spawn(lane))
-                return
-            except Exception:
-                log.exception("could not start a grading worker; retrying in %.1fs", delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 10.0)
+        failed = False
+        try:
+            while not self._closed:
+                try:
+                    lane.idle.put_nowait(await self._spawn(lane))
+                    return
+                except Exception:
+                    log.exception("could not start a grading worker; retrying in %.1fs", delay)
+                    if not failed:
+                        failed = True
+                        self._failing_spawns += 1
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 10.0)
+        finally:
+            self._failing_spawns -= failed
 
     async def _spawn(self, lane: _Lane) -> _Worker:
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)

@@ -246,7 +246,8 @@ def test_timeouts_kill_and_replace_workers_and_are_counted(server: Server) -> No
     [result] = grade(server, [{"task": "math", "completion": "\\boxed{(x+1)^{100000}}", "reference": "4"}])
     with server.client() as client:
         text = client.get("/metrics").text
-        assert client.get("/readyz").status_code in (200, 503)
+        # A worker being replaced is normal work: a load balancer must not take the replica out for it.
+        assert client.get("/readyz").status_code == 200
     if result["status"] == "timeout":
         assert _metric(text, 'reward_items_total{status="timeout",task="math"}') == before + 1
     assert result["reward"] == 0.0
