@@ -4,7 +4,8 @@
     report = judge.judge("python", code, suite, Limits(time_s=1))
 
 Requests go round-robin over the URLs. A URL that refuses the connection, drops it or
-answers 5xx is skipped (and tried last for a while); SandboxUnavailable is raised
+answers 5xx is skipped (and tried last for a while); a single URL is tried twice (a
+Service name: the second try may reach another sandbox); SandboxUnavailable is raised
 when none answers. A 4xx means the request itself is wrong: ValueError, as LocalJudge
 raises for the same input. One connection pool per process (workers may fork).
 """
@@ -89,11 +90,13 @@ class RemoteJudge:
         raise SandboxUnavailable("no sandbox service answered: " + "; ".join(failures))
 
     def _order(self) -> list[str]:
-        """Round-robin from this call's turn; URLs that failed recently go last."""
+        """Round-robin from this call's turn; URLs that failed recently go last. A single URL is tried twice:
+        behind one Service name (Kubernetes, a load balancer) the second try reaches another sandbox."""
         start = next(self._turn) % len(self.urls)
         rotated = self.urls[start:] + self.urls[:start]
         now = time.monotonic()
-        return sorted(rotated, key=lambda url: self._down_until.get(url, 0.0) > now)
+        ordered = sorted(rotated, key=lambda url: self._down_until.get(url, 0.0) > now)
+        return ordered if len(ordered) > 1 else ordered * 2
 
     def _http(self) -> httpx.Client:
         if self._client is None or self._client_pid != os.getpid():  # a forked child must not share sockets

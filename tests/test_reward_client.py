@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 import signal
-import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +12,7 @@ import httpx
 import pytest
 
 from reward_api.local import LocalServer, free_port
+from tests.peers import dropping_peer
 from trainer_client import RewardClient, RewardServiceError, SyncRewardClient
 
 
@@ -121,35 +119,12 @@ def second_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSer
         yield srv
 
 
-@contextlib.contextmanager
-def dropping_replica() -> Iterator[tuple[str, list[int]]]:
-    """A replica that accepts each connection and closes it unanswered (a process dying mid-request):
-    its URL and how many connections it has taken."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    accepted = [0]
-
-    def drop_all() -> None:
-        with contextlib.suppress(OSError):  # the listener closed: done
-            while True:
-                connection, _ = listener.accept()
-                accepted[0] += 1
-                connection.close()
-
-    thread = threading.Thread(target=drop_all, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}", accepted
-    finally:
-        listener.close()
-        thread.join(timeout=5)
-
-
 def test_a_dropping_replica_is_left_out_after_its_first_failure(server: LocalServer) -> None:
     async def run(dropping: str) -> list[list[float]]:
         async with RewardClient([dropping, server.url], backoff_s=0.01, down_for_s=60) as client:
             return [await client.rewards(math_items(2, offset=2 * i)) for i in range(12)]
 
-    with dropping_replica() as (url, accepted):
+    with dropping_peer() as (url, accepted):
         rewards = asyncio.run(run(url))
     assert rewards == [expected_rewards(2, offset=2 * i) for i in range(12)]
     assert accepted[0] == 1  # tried once, then left out for down_for_s

@@ -21,6 +21,7 @@ from sandbox.executor import TestInput as Input
 from sandbox.judge import CallTest, Comparison, JudgeReport, StdioTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
 from sandbox.judge import TestVerdict as Outcome
+from tests.peers import dropping_peer
 
 TOKEN = "s3cret"
 SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
@@ -422,6 +423,13 @@ def test_remote_judge_fails_over_dead_and_5xx_urls(sandbox: LocalServer, failing
     with RemoteJudge([dead, failing_url]) as remote, pytest.raises(SandboxUnavailable) as raised:
         remote.judge("python", SUM, STDIO, Limits(time_s=1))
     assert dead in str(raised.value) and "HTTP 503" in str(raised.value)
+
+
+def test_one_sandbox_url_is_tried_twice() -> None:
+    """Behind one Service name (Kubernetes, a load balancer) a second try may reach a live sandbox."""
+    with dropping_peer() as (url, accepted), RemoteJudge(url) as remote, pytest.raises(SandboxUnavailable):
+        remote.judge("python", SUM, STDIO, Limits(time_s=1))
+    assert accepted[0] == 2
 
 
 def test_remote_judge_rejected_request_is_value_error(sandbox: LocalServer) -> None:
