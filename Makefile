@@ -13,8 +13,9 @@ FRAMEWORKS := verl openrlhf  # versions in constraints.txt
 # (python3, gcc/g++, javac and node ship with the machine image; apt installs them if not).
 APT_PACKAGES := bubblewrap util-linux python3 gcc g++ golang-go rustc
 APT_IF_MISSING := default-jdk-headless:javac nodejs:node
-# What the deployment tests run for real on loopback: the load balancer and the shared cache.
-TEST_APT_PACKAGES := haproxy redis-server
+# What the deployment tests run for real on loopback: the load balancer, the shared cache, and the
+# Kubernetes pods' security settings under podman with runc.
+TEST_APT_PACKAGES := haproxy redis-server podman runc
 TEST_SYSTEM_STAMP := $(VENV)/.system-packages-test
 
 .PHONY: serve test lint bench demo clean
