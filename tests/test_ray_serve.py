@@ -14,8 +14,6 @@ import httpx
 import pytest
 import yaml
 
-pytest.importorskip("ray.serve", reason="Ray Serve is optional: pip install 'reward-service[ray]'")
-
 from reward_api.config import Config
 from reward_api.engine import RewardEngine
 from reward_api.local import LocalServer
