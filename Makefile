@@ -76,6 +76,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/code_throughput.py --http
 	$(BIN)/python bench/adapter_throughput.py
 	$(BIN)/python bench/load.py
+	$(BIN)/python bench/scale.py
 
 demo: $(DEV_STAMP)
 	$(BIN)/trainer-client demo --output runs/demo

@@ -198,6 +198,7 @@ MAKE_RUNS = {
         "bench/code_throughput.py --http",
         "bench/adapter_throughput.py",
         "bench/load.py",
+        "bench/scale.py",
     ],
 }
 
