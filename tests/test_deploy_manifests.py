@@ -485,6 +485,8 @@ class Pod:
         argv += security_options(pod.get("securityContext", {}), spec.get("securityContext", {}), storage)
         argv += resource_options(spec["resources"]["limits"])
         argv += volume_options(pod["volumes"], spec["volumeMounts"])
+        # The checkout and its venv, read-only and on top: a manifest's emptyDir on /tmp would hide a checkout there.
+        argv += [f"--volume={REPO}:{REPO}:ro"]
         argv += [f"--env={key}={value}" for key, value in environment.items()]
         self.argv = [*argv, "--rootfs", "/:O", *spec["command"]]
         self.environ = os.environ | {"CONTAINERS_CONF": str(PODMAN_CONF)}

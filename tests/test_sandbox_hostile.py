@@ -192,7 +192,7 @@ ISOLATION = [
             capture_output=True, text=True,
         ).stdout.split()
         print(" ".join(found) or "blocked")
-    """, limits=replace(FAST, time_s=3, wall_s=6)),
+    """, limits=replace(FAST, time_s=10, wall_s=20)),  # walking /usr with cold caches on a loaded CI machine
     case("py-env-secret", "python", {A}, "the service's environment: own env, /proc/*/environ and cmdline", """
         import os
         seen = [f"{k}={v}" for k, v in os.environ.items() if "REWARD" in k or "SANDBOX" in k]
