@@ -47,6 +47,7 @@ from prometheus_client.parser import text_string_to_metric_families
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from code_problems import PROBLEMS
 from math_items import make_items
+from proc_tree import PAGE_KB, descendants, processes
 
 from reward_api.config import Config
 from reward_api.local import LocalServer
@@ -57,7 +58,6 @@ STATUSES = ("ok", "timeout", "error", "invalid")
 NORMAL_MIX = {"math": 0.78, "sort": 0.2, "code": 0.02}
 CODE_TESTS = 5  # tests per normal code item
 MATH_POOL = 20_000  # math items generated at a time (make_items numbers its items, seeds vary the pools)
-PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 GRACE_S = 2.0  # after a phase, requests in flight get the item deadline plus this to finish
 
 Item = dict[str, Any]
@@ -363,16 +363,6 @@ def worker_restarts(url: str) -> Counter[str]:
 # ------------------------------------------------------------------------------ memory
 
 
-def _proc_stat(pid: int) -> tuple[int, int] | None:
-    """(parent pid, resident pages) of a process, or None when it is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rpartition(")")[2].split()  # the command name may hold spaces and parentheses
-    return int(fields[1]), int(fields[21])
-
-
 @dataclass(frozen=True)
 class Memory:
     server_mb: float
@@ -388,19 +378,11 @@ class Memory:
 
 
 def memory(server_pid: int) -> Memory:
-    """RSS of the server and of every process below it (read from /proc; no psutil in the server extra)."""
-    stats = {int(p): s for p in os.listdir("/proc") if p.isdigit() and (s := _proc_stat(int(p))) is not None}
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _) in stats.items():
-        children.setdefault(ppid, []).append(pid)
-    below, todo = [], list(children.get(server_pid, []))
-    while todo:
-        pid = todo.pop()
-        below.append(pid)
-        todo.extend(children.get(pid, []))
-    child_mb = [stats[pid][1] * PAGE_KB / 1024 for pid in below]
-    server_mb = stats[server_pid][1] * PAGE_KB / 1024 if server_pid in stats else 0.0
-    return Memory(server_mb, len(below), sum(child_mb), max(child_mb, default=0.0))
+    """RSS of the server and of every process below it."""
+    table = processes()
+    child_mb = [table[pid].rss_pages * PAGE_KB / 1024 for pid in descendants(table, [server_pid])]
+    server_mb = table[server_pid].rss_pages * PAGE_KB / 1024 if server_pid in table else 0.0
+    return Memory(server_mb, len(child_mb), sum(child_mb), max(child_mb, default=0.0))
 
 
 # ------------------------------------------------------------------------------ report

@@ -42,13 +42,13 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # math_items
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/compose_stack.py
 from math_items import make_items
+from proc_tree import CLOCK_TICKS, descendants, processes
 
 from reward_api.local import LocalServer
 from tests.compose_stack import ComposeStack
 from trainer_client.client import RewardClient
 
 REPLICAS = ["reward-api-1", "reward-api-2", "reward-api-3"]
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 LATENCY_REQUESTS = 200  # one-item requests timed one after another, direct and through the balancer
 RAY_REPLICAS = 2  # Serve's replicas: as many as this machine's cores hold (compare with HAProxy -> 2)
 
@@ -72,42 +72,12 @@ class Row:
 POOL_MARKERS = (b"multiprocessing.forkserver", b"reward_api")
 
 
-@dataclass(frozen=True)
-class Process:
-    parent: int
-    ticks: int  # CPU it and its reaped children used: utime, stime, cutime, cstime
-    cmdline: bytes
-
-
-def processes() -> dict[int, Process]:
-    """Every process of the machine, from /proc (no psutil in the server extra)."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:  # gone meanwhile
-            continue
-        fields = stat.rpartition(")")[2].split()  # the command name may hold spaces and parentheses
-        found[int(entry)] = Process(int(fields[1]), sum(int(value) for value in fields[11:15]), cmdline)
-    return found
-
-
 def cpu_seconds(roots: Iterable[int]) -> tuple[float, float]:
     """CPU seconds used so far by `roots` and all their descendants: (in grading pools, in all)."""
     table = processes()
-    children: dict[int, list[int]] = {}
-    for pid, process in table.items():
-        children.setdefault(process.parent, []).append(pid)
-    grading, total, todo = 0, 0, [pid for pid in roots if pid in table]
-    while todo:
-        process = table[pid := todo.pop()]
-        total += process.ticks
-        grading += process.ticks if all(marker in process.cmdline for marker in POOL_MARKERS) else 0
-        todo.extend(children.get(pid, []))
-    return grading / CLOCK_TICKS, total / CLOCK_TICKS
+    tree = [table[pid] for pid in [*(pid for pid in roots if pid in table), *descendants(table, roots)]]
+    grading = sum(p.ticks for p in tree if all(marker in p.cmdline for marker in POOL_MARKERS))
+    return grading / CLOCK_TICKS, sum(p.ticks for p in tree) / CLOCK_TICKS
 
 
 # ------------------------------------------------------------------------------ load
