@@ -63,14 +63,6 @@ DIFFERENCES = [
         options=(("allow_set_relation_comp", False),),
     ),
     Difference(
-        "test_numina_cases",
-        "\\\\boxed{W(n) = 1 \\\\text{ and } W(n) = -1",
-        "W(x)=1orW(x)=-1",
-        0,
-        "math-verify's 1 is an accident: it reduces both sides to their last number, -1; we compare the "
-        "whole answers, which name different variables (W(x) vs W(n)) and glue 'or' to its neighbours",
-    ),
-    Difference(
         "test_string_extraction",
         "$1 - \\frac{1}{\\mathrm{e}}$",
         "$1 + \\frac{1}{\\mathrm{e}}$",

@@ -140,6 +140,9 @@ def last_boxed(text: str) -> tuple[str, int] | None:
         if previous is None:
             break
         prev_start, prev_content, prev_end = previous
+        if prev_end > start:  # a box around this one (`\\boxed{\\boxed{3n}}`): the outer box is the answer
+            contents[-1], start, end = prev_content, prev_start, max(end, prev_end)
+            continue
         if not _joins(text[prev_end:start], prev_content, contents[-1]):
             break
         if prev_content != contents[-1]:

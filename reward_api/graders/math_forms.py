@@ -1,0 +1,373 @@
+"""Answer forms that rules can decide, rewritten as text before LaTeX parsing.
+
+Each rewrite turns a form that latex2sympy cannot read, or reads wrongly, into the plain
+LaTeX of the same answer; none of them accepts anything by itself. The families:
+
+- Unicode and HTML math: `∞ ∪ ≤ ＞ π √2 ±`, full-width digits, `3<sup>x</sup>`, `&le;`.
+- Notation slips: brace-less fraction arguments (`\\frac{1+a}c`), a degree sign lost or
+  written `^\\textcirc`, ordinals (`12^{\\mathrm{th}}`), `m_{\\max}`.
+- Labels: `\\text{Minimum: } 1, \\text{Maximum: } 3` is the list `1, 3` in that order;
+  `(f(n), g(n)) = (n, 1)` is `f(n)=n, g(n)=1`.
+- Integer parameters declared in words (`k \\in \\mathbb{Z}`, "where n is an integer"):
+  the declaration is taken off and its names kept, so a solution family may rename them.
+- `\\pm` inside a tuple: `(\\pm\\sqrt2, 0)` is the list of tuples with each sign.
+- Word answers: `\\text{Odd}`, `odd.` and `the ellipse` compare as normalised words.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from itertools import product
+
+# ---------------------------------------------------------------- Unicode and HTML
+
+_SYMBOLS = {
+    "∞": r"\infty ",
+    "∪": r"\cup ",
+    "∩": r"\cap ",
+    "≤": r"\le ",
+    "⩽": r"\le ",
+    "≦": r"\le ",
+    "≥": r"\ge ",
+    "⩾": r"\ge ",
+    "≧": r"\ge ",
+    "≠": r"\ne ",
+    "π": r"\pi ",
+    "±": r"\pm ",
+    "∓": r"\mp ",
+    "×": r"\times ",
+    "÷": r"\div ",
+    "·": r"\cdot ",
+    "⋅": r"\cdot ",
+    "−": "-",
+    "–": "-",
+    "∈": r"\in ",
+    "∉": r"\notin ",
+    "∅": r"\emptyset ",
+    "ℝ": r"\mathbb{R}",
+    "ℤ": r"\mathbb{Z}",
+    "ℕ": r"\mathbb{N}",
+    "ℚ": r"\mathbb{Q}",
+    "½": r"\frac{1}{2}",
+    "⅓": r"\frac{1}{3}",
+    "⅔": r"\frac{2}{3}",
+    "¼": r"\frac{1}{4}",
+    "¾": r"\frac{3}{4}",
+    "\u3000": " ",
+}
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # ！..～ -> !..~
+_ROOT = re.compile(r"([√∛∜]|根号)\s*")
+_ROOT_INDEX = {"√": "", "∛": "[3]", "∜": "[4]", "根号": ""}
+_ROOT_ARGUMENT = re.compile(r"\d+(?:\.\d+)?|\\[A-Za-z]+|[A-Za-z]")
+_HTML_SCRIPT = re.compile(r"<(sup|sub)>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"</?(?:b|i|em|strong|span|p|br|math|mi|mn|mo)\b[^<>]*>", re.IGNORECASE)
+
+
+def plain_latex(text: str) -> str:
+    """Unicode math symbols, full-width characters and HTML markup as the LaTeX they stand for."""
+    if text.isascii() and "<" not in text and "&" not in text:
+        return text
+    if "&" in text:
+        text = html.unescape(text)
+    text = _HTML_SCRIPT.sub(lambda m: ("^" if m.group(1).lower() == "sup" else "_") + "{" + m.group(2) + "}", text)
+    text = _HTML_TAG.sub("", text)
+    if text.isascii():
+        return text
+    text = text.translate(_FULL_WIDTH)
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "^{" + m.group().translate(_SUPERSCRIPTS) + "}", text)
+    text = "".join(_SYMBOLS.get(char, char) for char in text)
+    return _roots(text)
+
+
+def _roots(text: str) -> str:
+    """`√2`, `√x`, `√(x+1)`, `∛{8}` -> `\\sqrt{...}`; the radicand is the next number, letter or group."""
+    out, position = [], 0
+    for match in _ROOT.finditer(text):
+        if match.start() < position:
+            continue
+        out.append(text[position : match.start()])
+        start = match.end()
+        group = _group_end(text, start)
+        if group is not None:
+            inner, position = text[start + 1 : group - 1], group
+        else:
+            argument = _ROOT_ARGUMENT.match(text, start)
+            if argument is None:
+                out.append(match.group())
+                position = start
+                continue
+            inner, position = argument.group(), argument.end()
+        out.append(r"\sqrt" + _ROOT_INDEX[match.group(1)] + "{" + inner + "}")
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _group_end(text: str, start: int) -> int | None:
+    """The index after the bracket that closes the `(` or `{` at `start`, or None."""
+    if start >= len(text) or text[start] not in "({":
+        return None
+    opener = text[start]
+    closer = ")" if opener == "(" else "}"
+    depth = 0
+    for index in range(start, len(text)):
+        if text[index] == opener:
+            depth += 1
+        elif text[index] == closer:
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return None
+
+
+# ---------------------------------------------------------------- notation slips
+
+_FRACTION = re.compile(r"\\[dtc]?frac(?![A-Za-z])\s*")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+_DEGREE_WORDS = re.compile(r"\\text(?:circ|degree)\b|\\(?:text|mathrm)\{\s*\\?circ\s*\}")
+_LOST_DEGREE = re.compile(r"(?<=\d)\s*\^\s*(?:\{\s*\})?\s*$")
+_ORDINAL = re.compile(
+    r"^\s*(\d+)\s*(?:\^\s*)?\{?\s*(?:\\(?:mathrm|text|textrm|rm)\s*\{?\s*)?(?:st|nd|rd|th)\s*\}?\s*\}?\s*$"
+)
+_SPACED_DECIMAL = re.compile(r"^([+-]?\d+)\.\s+(\d+)$")  # `0. 98`
+_BOX = re.compile(r"^\\(?:boxed|fbox)\s*(?=\{)")
+_OPERATOR_SUBSCRIPT = re.compile(r"_\s*(\{\s*)?\\(max|min|text\{\s*(?:max|min)\s*\})(\s*\})?")
+
+
+def fix_slips(text: str) -> str:
+    """A box inside the box, brace-less fraction arguments, lost or odd degree signs, ordinals, `_{\\max}`."""
+    text = _unbox(text)
+    text = _SPACED_DECIMAL.sub(r"\1.\2", text)
+    if "frac" in text:
+        text = _brace_fraction_arguments(text)
+    text = _DEGREE_WORDS.sub(r"\\circ", text)
+    text = _LOST_DEGREE.sub(r"^\\circ", text)
+    text = _ORDINAL.sub(r"\1", text)
+    return _OPERATOR_SUBSCRIPT.sub(lambda m: "_{" + m.group(2).removeprefix("text{").strip(" }") + "}", text)
+
+
+def _unbox(text: str) -> str:
+    """`\\boxed{\\boxed{3n}}` is `3n`: a box around the whole answer says nothing."""
+    while (box := _BOX.match(text)) and _group_end(text, box.end()) == len(text):
+        text = text[box.end() + 1 : -1].strip()
+    return text
+
+
+def _brace_fraction_arguments(text: str) -> str:
+    """`\\frac{1+a+b+c}c` -> `\\frac{1+a+b+c}{c}`: each argument a braced group, a command or one character."""
+    out, position = [], 0
+    for match in _FRACTION.finditer(text):
+        if match.start() < position:
+            continue
+        out.append(text[position : match.end()])
+        position = match.end()
+        for _ in range(2):
+            while position < len(text) and text[position] == " ":
+                position += 1
+            if position >= len(text):
+                break
+            group = _group_end(text, position) if text[position] == "{" else None
+            command = _COMMAND.match(text, position)
+            end = group or (command.end() if command else position + 1)
+            argument = text[position:end]
+            out.append(argument if group else "{" + argument + "}")
+            position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- labels
+
+_CJK = r"\u3000-\u303f\u3400-\u9fff\uff01-\uff0f\uff1a-\uff20"
+_MATH_SPAN = re.compile(r"\$\$?(.+?)\$\$?|\\\((.+?)\\\)", re.DOTALL)
+_PROSE_ONLY = re.compile(rf"[{_CJK}\s，。：；、]*")
+_PROSE_LABEL = re.compile(rf"^[{_CJK}]+(?:为|是|：|:|=)\s*(?=[^{_CJK}\s])")
+_PROSE_UNIT = re.compile(rf"(?<=[^{_CJK}\s])\s*[{_CJK}]+[。．.]?$")
+
+
+def strip_prose(text: str) -> str:
+    """`切线方程为 $y=2x-2$` -> `y=2x-2`; `平均值为 0.98` -> `0.98`; `$A$ 城市` -> `A`.
+
+    Words in CJK scripts around one math span, or before a value after 为/是/：, are a label
+    or a unit: the math is the answer. An answer with two spans, or CJK between values
+    (`1和3`), is left alone.
+    """
+    spans = _MATH_SPAN.findall(text)
+    if len(spans) == 1 and _PROSE_ONLY.fullmatch(_MATH_SPAN.sub("", text)):
+        return (spans[0][0] or spans[0][1]).strip()
+    if spans:
+        return text
+    stripped = _PROSE_UNIT.sub("", _PROSE_LABEL.sub("", text.strip()))
+    return stripped if stripped and not re.search(f"[{_CJK}]", stripped) else text
+
+
+_LABEL = re.compile(
+    r"^\s*(?:\\text(?:bf|rm)?\{\s*(?P<boxed>[A-Za-z][A-Za-z .'-]*?)\s*(?::\s*\}|\}\s*:)"
+    r"|(?P<plain>[A-Za-z][A-Za-z .'-]*?[A-Za-z])\s*:(?!=))\s*"
+)
+_TUPLE_ASSIGNMENT = re.compile(r"^\s*\((?P<names>.+)\)\s*=\s*\((?P<values>.+)\)\s*$")
+_NAME = re.compile(r"\s*[A-Za-z](?:_\{?\w+\}?)?(?:'*)?(?:\(\s*[A-Za-z0-9, ]*\))?\s*")
+
+
+@dataclass(frozen=True)
+class Labelled:
+    text: str
+    ordered: bool  # the answer named its items: compare them in the order written
+
+
+def drop_labels(text: str) -> Labelled:
+    """`\\text{Min: } 1, \\text{Max: } 3` -> `1, 3` (ordered); `(x, y) = (1, 2)` -> `x=1, y=2`."""
+    match = _TUPLE_ASSIGNMENT.match(text)
+    if match:
+        names, values = split_top_level(match.group("names")), split_top_level(match.group("values"))
+        if 1 < len(names) == len(values) and all(_NAME.fullmatch(name) for name in names):
+            return Labelled(", ".join(f"{n.strip()}={v.strip()}" for n, v in zip(names, values, strict=True)), False)
+    if ":" not in text:
+        return Labelled(text, False)
+    items = split_top_level(text)
+    stripped = [_LABEL.sub("", item, count=1) for item in items]
+    labelled = sum(a != b for a, b in zip(items, stripped, strict=True))
+    if labelled == 0 or any(not item.strip() for item in stripped):
+        return Labelled(text, False)
+    return Labelled(", ".join(item.strip() for item in stripped), labelled > 1)
+
+
+def split_top_level(text: str, separators: str = ",") -> list[str]:
+    """Split at separators outside brackets and braces."""
+    items, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char in separators and depth == 0 and text[index - 1 : index] != "\\":
+            items.append(text[start:index])
+            start = index + 1
+    items.append(text[start:])
+    return items
+
+
+# ---------------------------------------------------------------- integer parameters
+
+_INTEGERS = r"(?:\\math(?:bb|bf)\s*\{?\s*Z\s*\}?|\\Z\b)"
+_NAMES = r"(?P<names>(?<![A-Za-z\\])[a-zA-Z](?:\s*,\s*[a-zA-Z])*)"
+_INTRO = r"(?:\\text\{[^{}]*\}|\\(?:quad|qquad)|where|for|with|all|any|every|some|and|[,;(\s])*"
+_DECLARATION = re.compile(
+    rf"{_INTRO}{_NAMES}\s*(?:\\in\s*{_INTEGERS}|\\text\{{\s*(?:is|are)\s+(?:an?\s+)?integers?\s*\.?\s*\}}"
+    rf"|(?:is|are)\s+(?:an?\s+)?integers?)[\s).]*$"
+)
+_DECLARATION_AFTER = re.compile(
+    rf"(?:[,;(\s]|\\text\{{\s*(?:,\s*)?(?:where|for)\s+(?:all|any|every|some)?\s*integers?\s*\}}|"
+    rf"(?:where|for)\s+(?:all|any|every|some)?\s*integers?)+\s*{_NAMES}[\s).]*$"
+)
+
+
+@dataclass(frozen=True)
+class Declared:
+    text: str
+    parameters: frozenset[str]
+
+
+def take_declarations(text: str) -> Declared:
+    """`\\frac{\\pi}{6}+k\\pi, k \\in \\mathbb{Z}` -> the family, with `k` declared an integer."""
+    if "Z" not in text and "integer" not in text:
+        return Declared(text, frozenset())
+    for pattern in (_DECLARATION, _DECLARATION_AFTER):
+        match = pattern.search(text)
+        if match and match.start() > 0 and ("integer" in match.group() or "Z" in match.group()):
+            names = frozenset(name.strip() for name in match.group("names").split(","))
+            return Declared(text[: match.start()].strip().rstrip(",;"), names)
+    return Declared(text, frozenset())
+
+
+# ---------------------------------------------------------------- signs
+
+_SIGN = re.compile(r"\\(pm|mp)(?![A-Za-z])")
+MAX_SIGNS = 4  # 2^4 tuples at most
+
+
+def expand_signs(text: str) -> str:
+    """`(\\pm\\sqrt2, 0, \\pm\\sqrt2)` -> the four tuples, each sign chosen independently."""
+    if "\\pm" not in text and "\\mp" not in text:
+        return text
+    items = split_top_level(text)
+    expanded = [_expand_tuple(item.strip()) for item in items]
+    return ", ".join(expanded) if expanded != [item.strip() for item in items] else text
+
+
+def _expand_tuple(item: str) -> str:
+    if not (item.startswith("(") and _group_end(item, 0) == len(item)):
+        return item
+    inner = item[1:-1]
+    if len(split_top_level(inner)) < 2:
+        return item
+    signs = list(_SIGN.finditer(inner))
+    if not signs or len(signs) > MAX_SIGNS:
+        return item
+    variants = []
+    for choice in product((1, -1), repeat=len(signs)):
+        out, position = [], 0
+        for sign, chosen in zip(signs, choice, strict=True):
+            before = inner[: sign.start()].rstrip()
+            unary = not before or before[-1] in "(,[{"
+            positive = chosen == (1 if sign.group(1) == "pm" else -1)
+            out.append(inner[position : sign.start()] + ("" if positive and unary else "+" if positive else "-"))
+            position = sign.end()
+        out.append(inner[position:])
+        variants.append("(" + "".join(out) + ")")
+    return ", ".join(dict.fromkeys(variants))
+
+
+# ---------------------------------------------------------------- word answers
+
+_TEXT_WRAPPER = re.compile(r"\\(?:text(?:bf|it|rm|sf|tt)?|mathrm|mathbf|mathit|mbox|operatorname)\s*\{([^{}]*)\}")
+_WORD_TEXT = re.compile(r"[a-z][a-z' -]*[a-z]|[a-z]")
+_LONG_WORD = re.compile(r"[a-z]{3,}")
+_ARTICLE = re.compile(r"^(?:the|an?)\s+")
+
+
+_CANONICAL = (
+    (re.compile(r"\\[dtc]frac(?![A-Za-z])"), r"\\frac"),
+    (re.compile(r"\\(ge|le|ne)q(?![A-Za-z])"), r"\\\1"),
+    (re.compile(r"\\(?:left|right)(?![A-Za-z])"), ""),
+    (re.compile(r"\s+"), " "),
+    (re.compile(r" (?=[^A-Za-z0-9])|(?<=[^A-Za-z0-9]) "), ""),
+)
+
+
+def canonical_text(text: str) -> str:
+    """The answer as a string with text wrappers, `\\left`/`\\right` and spacing taken off and synonyms unified.
+
+    Equal canonical strings are the same answer, whatever they mean: this decides answers in
+    words and symbols (`\\text{All composite integers } s \\geq 4`) that no parser reads.
+    """
+    text = _unwrap_text(text)
+    for pattern, replacement in _CANONICAL:
+        text = pattern.sub(replacement, text)
+    return text.strip().rstrip(".。")
+
+
+def _unwrap_text(text: str) -> str:
+    while True:
+        unwrapped = _TEXT_WRAPPER.sub(r"\1", text)
+        if unwrapped == text:
+            return text
+        text = unwrapped
+
+
+def word_answer(text: str) -> str | None:
+    """A short answer in words (`\\text{Odd}`, `ellipse.`), lower-cased and trimmed; None for math.
+
+    Only answers that are words: at least one of three letters or more, or wrapped in
+    `\\text{}`. `xy` stays math (a product), as do answers with digits or commands.
+    """
+    unwrapped = _unwrap_text(text)
+    wrapped = unwrapped != text
+    words = " ".join(unwrapped.lower().replace("\\ ", " ").split()).strip(" .!")
+    words = _ARTICLE.sub("", words)
+    if not _WORD_TEXT.fullmatch(words) or len(words) > 60:
+        return None
+    return words if wrapped or _LONG_WORD.search(words) else None
