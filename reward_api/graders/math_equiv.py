@@ -903,14 +903,15 @@ class _Comparer:
     def _family_parameters(self, ref: sympy.Expr, ans: sympy.Expr) -> tuple[Symbol, Symbol] | None:
         """The integer parameters of two solution families written with different names, or None.
 
-        A name is a parameter when a side declares it an integer (`k \\in \\mathbb{Z}`), or when it
-        is a customary one (k, n, m, ...) that steps a value by a multiple of pi (`\\frac{\\pi}{6}+k\\pi`).
+        Both names must be parameters: declared integers (`k \\in \\mathbb{Z}`) on either side, or
+        customary ones (k, n, m, ...) that step a value by a multiple of pi (`\\frac{\\pi}{6}+k\\pi`);
+        `2\\pi r` is a length, not the family `2\\pi k`.
         """
         only_ref, only_ans = ref.free_symbols - ans.free_symbols, ans.free_symbols - ref.free_symbols
         if len(only_ref) != 1 or len(only_ans) != 1:
             return None
         (p,), (q,) = only_ref, only_ans
-        if any(s.name in self.parameters or _steps_by_pi(side, s) for s, side in ((p, ref), (q, ans))):
+        if all(s.name in self.parameters or _steps_by_pi(side, s) for s, side in ((p, ref), (q, ans))):
             return p, q
         return None
 

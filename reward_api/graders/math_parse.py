@@ -117,7 +117,8 @@ def condition_set(text: str, ignore_units: bool, comma: str) -> Set | None:
 
     `or` (and `comma`, when it is _OR) joins alternatives, `and` binds tighter; each atom is
     a relation in the variable (`-1 < x \\le 2`, `x \\ne 1`, `x = 3`, `x \\in [0, 1)`).
-    At least one atom must be an inequality: `x = 1, x = 2` stays a list of values.
+    At least one atom must be an inequality: `x = 1, x = 2` stays a list of values. Commas
+    between overlapping regions are ambiguous ("and" or "or"?) and give None.
     """
     marked = _CONNECTIVE.sub(
         lambda m: _OR if (m["text"] or m["command"] or m["word"]) in ("or", "lor", "vee") else _AND, text
@@ -137,7 +138,15 @@ def condition_set(text: str, ignore_units: bool, comma: str) -> Set | None:
                 return None
             sets.append(values)
         alternatives_sets.append(sympy.Intersection(*sets))
-    return sympy.Union(*alternatives_sets) if len(variables) == 1 else None
+    if len(variables) != 1:
+        return None
+    if comma == _OR and "," in marked and not _disjoint(alternatives_sets):
+        return None  # `x > 1, x < 3` may mean "and": a list of regions is read as "or" only when they are apart
+    return sympy.Union(*alternatives_sets)
+
+
+def _disjoint(sets: list[Set]) -> bool:
+    return all(sympy.Intersection(a, b).is_empty for i, a in enumerate(sets) for b in sets[i + 1 :])
 
 
 def _atom_set(atom: str, ignore_units: bool, variables: set[Symbol]) -> Set | None:
