@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import json
 import os
 import signal
+import sys
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import httpx
 
+from reward_api.cache import LRUCache, digest
 from reward_api.profiles import MathVerifierSettings
 
 PROMPT = (
@@ -79,9 +79,8 @@ class VerifierError(Exception):
 
 def verify(answer: str, reference: str, settings: MathVerifierSettings) -> Verification:
     """Ask the verifier model whether `answer` is equivalent to `reference`; never raises."""
-    key = _cache_key(answer, reference, settings)
+    key = digest(settings.model, settings.base_url, str(settings.max_tokens), answer, reference)
     if (known := _CACHE.get(key)) is not None:
-        _CACHE.move_to_end(key)
         return dataclasses.replace(known, cached=True)
     if len(answer) > MAX_SENT_CHARS or len(reference) > MAX_SENT_CHARS:
         return Verification(f"error: answer or reference longer than {MAX_SENT_CHARS} characters; not sent")
@@ -94,7 +93,8 @@ def verify(answer: str, reference: str, settings: MathVerifierSettings) -> Verif
         outcome = Verification("undecided", reply=reply[:REPLY_ECHO_CHARS].encode("utf-8", "replace").decode())
     else:
         outcome = Verification("equal" if decided else "not equal")
-    _remember(key, outcome, settings.cache_size)
+    _CACHE.max_entries = settings.cache_size  # the profile's bound; 0 keeps nothing
+    _CACHE.put(key, outcome, 0)
     return outcome
 
 
@@ -198,19 +198,6 @@ def _content(data: bytes, url: str) -> str:
     return content
 
 
-# Verdicts this worker has seen, oldest first.
-_CACHE: OrderedDict[bytes, Verification] = OrderedDict()
-
-
-def _cache_key(answer: str, reference: str, settings: MathVerifierSettings) -> bytes:
-    """A digest: answers may be long, and the cache is bounded by its number of entries."""
-    parts = [settings.model, settings.base_url, settings.max_tokens, answer, reference]
-    return hashlib.blake2b(json.dumps(parts).encode(), digest_size=16).digest()
-
-
-def _remember(key: bytes, outcome: Verification, size: int) -> None:
-    if size == 0:
-        return
-    _CACHE[key] = outcome
-    while len(_CACHE) > size:
-        _CACHE.popitem(last=False)
+# Verdicts this worker has seen, keyed by a digest (answers may be long); bounded by the number of
+# entries, the cache_size of the profile that asked last, not by bytes: a verdict is a few words.
+_CACHE: LRUCache[Verification] = LRUCache(max_entries=0, max_bytes=sys.maxsize)
