@@ -23,6 +23,7 @@ from reward_api.schemas import (
     OPENRLHF_EXAMPLES,
     REWARDS_EXAMPLES,
     SLIME_EXAMPLES,
+    CodeReadiness,
     NotReady,
     OpenRLHFRequest,
     OpenRLHFResponse,
@@ -187,7 +188,12 @@ def create_app(config: Config | None = None) -> FastAPI:
         responses={503: {"model": NotReady, "description": "Grading workers starting or failing to."}, **_PROBE_ERRORS},
     )
     async def readyz() -> JSONResponse:
-        readiness = Readiness(ready=engine.ready, workers=engine.pool.alive, want=engine.pool.size).model_dump()
+        code = CodeReadiness(
+            available=engine.code.available, isolation=engine.code.isolation, detail=engine.code.detail
+        )
+        readiness = Readiness(
+            ready=engine.ready, workers=engine.pool.alive, want=engine.pool.size, code=code
+        ).model_dump()
         if readiness["ready"]:
             return JSONResponse(readiness)
         message = f"{readiness['workers']} of {readiness['want']} grading workers are up; retry when this answers 200"

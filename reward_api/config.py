@@ -41,7 +41,11 @@ class Config(HttpSettings):
     # from the start; -1 = one per worker, 0 = none (such items share the normal workers)
     sandbox_urls: str = ""  # sandbox service base URLs, comma-separated; empty = judge code in-process
     sandbox_auth_token: str = ""  # bearer token the sandbox service wants (its SANDBOX_AUTH_TOKEN)
-    sandbox_isolation: str = "bwrap"  # in-process code isolation; `none` = insecure, for trusted code only
+    # In-process code isolation (README "Isolation levels"): `bwrap` (namespaces + cgroup bounds), `bwrap-rlimits`
+    # (namespaces + cgroups where writable, else per-process rlimits: weaker), `none` (insecure, trusted code only)
+    sandbox_isolation: str = "bwrap"
+    # Refuse to start when code cannot be graded at that level; false = start anyway, answer code items `error`
+    require_code: bool = False
     code_deadline_s: float = 300.0  # most a code item may take: its own run budget plus a margin, up to this
     auth_token: str = ""  # when set, requests need `Authorization: Bearer <token>`
     # Servers a profile's math.verifier may name, comma-separated: a base URL (http://verifier:8000), or an

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -42,7 +43,7 @@ from reward_api.metrics import Metrics
 from reward_api.pool import SOFT_FRACTION, CallOutcome, WorkerPool
 from reward_api.profiles import SECTIONS, Profile
 from reward_api.schemas import RewardItem, RewardResult
-from sandbox.isolation import Isolation, IsolationUnavailable, check_host
+from sandbox.isolation import Isolation, IsolationUnavailable, Level, prepare
 
 log = logging.getLogger("reward_api.engine")
 
@@ -53,6 +54,8 @@ CODE_MARGIN_S = 10.0
 REMEMBER_TIMEOUT_CPU_SHARE = 0.5
 # A math verifier model that fails is logged at most once per this; reward_math_verifier_items counts every item.
 VERIFIER_LOG_EVERY_S = 60.0
+# A replaced worker is reaped by the forkserver; its runs' cgroups are swept after this.
+SWEEP_AFTER_RESTART_S = 1.0
 
 
 @dataclass
@@ -82,13 +85,23 @@ class _Graded:
     queued_seconds: float = 0.0  # waiting for one
 
 
+@dataclass(frozen=True)
+class CodeGrading:
+    """Whether this service can grade code, where, and at which isolation level (README "Isolation levels")."""
+
+    available: bool
+    isolation: str  # the level's name, `sandbox-service` or `unavailable`
+    detail: str  # what the level guarantees, or why code cannot be graded and what to do
+    level: Level | None = None  # in-process grading only
+
+
 class RewardEngine:
     def __init__(self, config: Config, metrics: Metrics | None = None) -> None:
         self.config = config
         self.sandbox = _sandbox_config(config)
-        if not self.sandbox.urls:
-            _check_isolation(Isolation(self.sandbox.isolation))
+        self.code = _code_grading(config, self.sandbox)
         self.metrics = metrics or Metrics()
+        self.metrics.code_grading.labels(self.code.isolation).set(int(self.code.available))
         self.cache: ResultCache[TextGrades] = open_result_cache(config, self.metrics)
         self._in_flight: dict[bytes, _SharedCall] = {}
         self._verifier_log_after = 0.0  # time.monotonic() after which a failed math verifier is logged again
@@ -98,7 +111,7 @@ class RewardEngine:
             deadline_s=config.item_deadline_s,
             memory_mb=config.worker_memory_mb,
             preload=["reward_api.prewarm"],
-            on_restart=lambda reason: self.metrics.worker_restarts.labels(reason).inc(),
+            on_restart=self._worker_replaced,
             slow_after_s=config.slow_after_s,
             max_slow=config.max_slow_calls or 4 * config.worker_count(),
             heavy_size=config.worker_count() if config.heavy_workers < 0 else config.heavy_workers,
@@ -106,6 +119,12 @@ class RewardEngine:
         self.metrics.slow_calls.set_function(lambda: self.pool.slow)
         self.metrics.cache_bytes.set_function(lambda: self.cache.lru.bytes)
         self.metrics.cache_entries.set_function(lambda: len(self.cache.lru))
+
+    def _worker_replaced(self, reason: str) -> None:
+        self.metrics.worker_restarts.labels(reason).inc()
+        if self.code.level is not None and self.code.level.cgroups is not None:
+            # The killed worker's sandbox runs left their cgroups: removed once the worker is reaped.
+            threading.Timer(SWEEP_AFTER_RESTART_S, self.code.level.cgroups.sweep).start()
 
     async def start(self) -> None:
         await self.cache.start()  # first: a shared cache that cannot be bounded stops the start before any worker
@@ -142,6 +161,8 @@ class RewardEngine:
         if item.task not in TASKS:
             reason = f"items[{index}].task: unknown task {item.task!r}; known: {sorted(TASKS)}"
             return _Graded(item, status="invalid", reason=reason)
+        if item.task == "code" and not self.code.available:  # not computed: never a 0 that looks like a failure
+            return _Graded(item, status="error", reason=f"items[{index}]: {self.code.detail}")
         job = ItemJob(
             task=item.task,
             completion=item.completion,
@@ -285,15 +306,24 @@ def _sandbox_config(config: Config) -> SandboxConfig:
     )
 
 
-def _check_isolation(isolation: Isolation) -> None:
-    """In-process code grading never runs with less isolation than configured: refuse to start instead."""
+def _code_grading(config: Config, sandbox: SandboxConfig) -> CodeGrading:
+    """Code is graded on sandbox services, or here at the configured isolation, never less. When this host
+    cannot give that, the service still starts for everything else, unless the operator requires code."""
+    if sandbox.urls:
+        return CodeGrading(True, "sandbox-service", f"judged on the sandbox service(s) {', '.join(sandbox.urls)}")
     try:
-        check_host(isolation)
+        level = prepare(Isolation(sandbox.isolation))
     except IsolationUnavailable as exc:
-        raise IsolationUnavailable(
-            f"cannot grade code in this process: {exc}. Set REWARD_API_SANDBOX_URLS to judge code on a sandbox "
-            "service, or REWARD_API_SANDBOX_ISOLATION=none to run it without isolation (trusted code only)"
-        ) from None
+        reason = (
+            f"code grading is unavailable in this process: {exc}. Set REWARD_API_SANDBOX_URLS to judge code on a "
+            "sandbox service, or REWARD_API_SANDBOX_ISOLATION=none to run it without isolation (trusted code only)"
+        )
+        if config.require_code:
+            raise IsolationUnavailable(f"{reason}; REWARD_API_REQUIRE_CODE is set: not starting") from None
+        log.warning("%s; code items are answered `error`, everything else is graded", reason)
+        return CodeGrading(False, "unavailable", reason)
+    log.info("code is graded in this process at isolation %s", level.describe())
+    return CodeGrading(True, level.name, level.describe(), level)
 
 
 def _reported_components(profile: Profile) -> list[str]:

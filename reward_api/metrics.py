@@ -51,6 +51,13 @@ class Metrics:
             registry=r,
         )
         self.workers = Gauge("reward_workers", "Grading worker processes configured", registry=r)
+        self.code_grading = Gauge(
+            "reward_code_grading_available",
+            "1 when code items can be graded, by isolation level (bwrap+cgroup2, bwrap+cgroup1, bwrap+rlimits, none, "
+            "sandbox-service); 0 with isolation=unavailable: code items are answered `error` (/readyz says why)",
+            ["isolation"],
+            registry=r,
+        )
         self.slow_calls = Gauge(
             "reward_slow_calls", "Calls past slow_after_s, running aside the pool at low priority", registry=r
         )

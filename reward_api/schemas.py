@@ -166,10 +166,20 @@ class SlimeKeyedResult(BaseModel):
     details: dict[str, Any]
 
 
+class CodeReadiness(BaseModel):
+    available: bool = Field(description="Whether code items are graded; when false they are answered `error`.")
+    isolation: str = Field(
+        description="Isolation level of code runs: bwrap+cgroup2, bwrap+cgroup1, bwrap+rlimits, none, "
+        "sandbox-service (judged elsewhere) or unavailable."
+    )
+    detail: str = Field(description="What the level guarantees, or why code cannot be graded and what to do.")
+
+
 class Readiness(BaseModel):
     ready: bool
     workers: int = Field(description="Grading workers alive.")
     want: int = Field(description="Grading workers configured.")
+    code: CodeReadiness
 
 
 # Requests that run as they are from /docs ("Try it out"); tests/test_api_contract.py sends each one.

@@ -27,14 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox.isolation import (
-    Isolation,
-    RunCgroup,
-    SandboxSize,
-    check_host,
-    launch_argv,
-    unisolated_argv,
-)
+from sandbox.cgroups import RunCgroup
+from sandbox.isolation import Isolation, Level, SandboxSize, launch_argv, prepare, unisolated_argv
 from sandbox.languages import Language, get_language
 
 _BASE_ENV = {
@@ -73,8 +67,9 @@ class Limits:
     def per_test_wall_s(self) -> float:
         return self.wall_s if self.wall_s is not None else 2 * self.time_s + 1
 
-    def runner_limits(self) -> dict[str, Any]:
+    def runner_limits(self, data_limit: bool = False) -> dict[str, Any]:
         return {
+            "data_limit": data_limit,
             "cpu_s": self.time_s,
             "wall_s": self.per_test_wall_s(),
             "memory_mb": self.memory_mb,
@@ -83,8 +78,8 @@ class Limits:
             "open_files": self.open_files,
         }
 
-    def compile_limits(self) -> dict[str, Any]:
-        return self.runner_limits() | {
+    def compile_limits(self, data_limit: bool = False) -> dict[str, Any]:
+        return self.runner_limits(data_limit) | {
             "cpu_s": self.compile_s,
             "wall_s": self.compile_s * 2,
             "memory_mb": max(self.compile_memory_mb, self.memory_mb),  # compiling may use what a test may
@@ -139,6 +134,7 @@ class Execution:
     leftover_processes: int = 0  # killed at the end: a daemon that tried to outlive the run
     peak_memory_bytes: int = 0
     timed_out: bool = False  # the whole run passed total_s
+    cancelled: bool = False  # its caller stopped it (a client that went away)
     details: dict[str, Any] = field(default_factory=dict)
 
 
@@ -156,9 +152,31 @@ def source_size_error(code: str) -> str | None:
     )
 
 
+class Cancel:
+    """Stops a run from another thread: `cancel()` kills its sandbox at once (the caller went away)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kill: Callable[[], None] | None = None
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            if self._kill is not None:
+                self._kill()
+
+    def attach(self, kill: Callable[[], None] | None) -> None:
+        """While a sandbox runs, `kill` stops it; a run cancelled before it started is killed on attaching."""
+        with self._lock:
+            self._kill = kill
+            if kill is not None and self.cancelled:
+                kill()
+
+
 class Executor:
     def __init__(self, isolation: Isolation = Isolation.BWRAP, parallel: int | None = None) -> None:
-        check_host(isolation)
+        self.level: Level = prepare(isolation)
         self.isolation = isolation
         self.parallel = parallel or os.cpu_count() or 1
 
@@ -169,25 +187,39 @@ class Executor:
         tests: Sequence[TestInput],
         limits: Limits = Limits(),
         on_result: Callable[[int, ProcessResult], bool] | None = None,
+        cancel: Cancel | None = None,
     ) -> Execution:
         """Compile once and run every test; `on_result` returning False stops the run early."""
         lang = get_language(language) if isinstance(language, str) else language
         if (too_large := source_size_error(code)) is not None:  # the program's fault: a failed compile
             return Execution(compile=ProcessResult("exited", exit_code=1, stderr=too_large), tests=[None] * len(tests))
-        job = _job(lang, code, tests, limits, max(1, min(self.parallel, len(tests) or 1)))
+        job = _job(lang, code, tests, limits, max(1, min(self.parallel, len(tests) or 1)), self._rlimits_only)
         size = SandboxSize(
             memory_mb=limits.memory_mb * job["parallel"] + _RUNNER_OVERHEAD_MB,
             compile_memory_mb=limits.compile_memory_mb + _RUNNER_OVERHEAD_MB if _compiles(job) else 0,
             pids=limits.processes,
             disk_mb=limits.disk_mb,
         )
-        with _Sandbox(self.isolation, size, _BASE_ENV | lang.env) as sandbox:
-            execution = sandbox.run(job, len(tests), limits.total_s, on_result)
+        cancel = cancel or Cancel()
+        with _Sandbox(self.level, size, _BASE_ENV | lang.env) as sandbox:
+            cancel.attach(sandbox.kill)
+            try:
+                execution = sandbox.run(job, len(tests), limits.total_s, on_result)
+            finally:
+                cancel.attach(None)
         execution.leftover_processes = sandbox.leftovers
+        execution.cancelled = cancel.cancelled
         return execution
 
+    @property
+    def _rlimits_only(self) -> bool:
+        """No cgroup bounds the run: the runner bounds processes and memory with rlimits."""
+        return self.level.isolation is not Isolation.NONE and self.level.cgroups is None
 
-def _job(lang: Language, code: str, tests: Sequence[TestInput], limits: Limits, parallel: int) -> dict[str, Any]:
+
+def _job(
+    lang: Language, code: str, tests: Sequence[TestInput], limits: Limits, parallel: int, rlimits_only: bool
+) -> dict[str, Any]:
     source, compile_argv, run_argv = lang.commands(code, limits.memory_mb)
     if not lang.python_zygote and any(t.python_code for t in tests):
         raise ValueError(f"tests with python_code need language python, not {lang.name}")
@@ -196,11 +228,12 @@ def _job(lang: Language, code: str, tests: Sequence[TestInput], limits: Limits, 
         "python_main": source if lang.python_zygote else None,
         "compile": compile_argv,
         "compile_address_space": lang.compile_address_space_limit,
-        "compile_limits": limits.compile_limits(),
+        "compile_limits": limits.compile_limits(rlimits_only),
         "run": run_argv,
         "address_space": lang.address_space_limit,
-        "limits": limits.runner_limits(),
+        "limits": limits.runner_limits(rlimits_only),
         "parallel": parallel,
+        "processes": limits.processes if rlimits_only else 0,
         "tests": [{"stdin": t.stdin, "python_code": t.python_code} for t in tests],
     }
 
@@ -213,18 +246,20 @@ def _compiles(job: dict[str, Any]) -> bool:
 class _Sandbox:
     """One runner process in its isolation, with everything cleaned up on exit."""
 
-    def __init__(self, isolation: Isolation, size: SandboxSize, env: dict[str, str]) -> None:
+    def __init__(self, level: Level, size: SandboxSize, env: dict[str, str]) -> None:
         self.cgroup: RunCgroup | None = None
         self.root: Path | None = None
-        if isolation is Isolation.BWRAP:
-            self.cgroup = RunCgroup(size)
-            self.argv = launch_argv(self.cgroup, size, env)
+        self.size = size
+        if level.isolation is not Isolation.NONE:
+            self.cgroup = level.new_run_cgroup(size)
+            self.argv = launch_argv(level, self.cgroup, size, env)
         else:
             self.root = Path(tempfile.mkdtemp(prefix="sandbox-"))
             self.argv = unisolated_argv(self.root)
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
         self.process: subprocess.Popen | None = None
         self.leftovers = 0
+        self.stopped = False  # kill() was called: a process started after it is killed at once
         self.ended_by_itself = False  # the runner exited on its own (not stopped early or cut off)
 
     def __enter__(self) -> _Sandbox:
@@ -241,7 +276,9 @@ class _Sandbox:
         self.process = subprocess.Popen(
             self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, start_new_session=True
         )
-        watchdog = threading.Timer(total_s, self._kill)
+        if self.stopped:  # cancelled while it was starting
+            self.kill()
+        watchdog = threading.Timer(total_s, self.kill)
         watchdog.start()
         try:
             payload = json.dumps(job).encode("utf-8", "surrogatepass")
@@ -258,7 +295,8 @@ class _Sandbox:
                     execution.compile = ProcessResult.from_runner(message["compile"])
                     if execution.compile.ok:
                         if self.cgroup is not None:
-                            self.cgroup.enter_test_phase()  # before any test may start
+                            # Compiling is over: tighten memory to what the tests may use, before any starts.
+                            self.cgroup.tighten_memory(self.size.memory_bytes(self.size.memory_mb))
                         self._grant_credit(job["parallel"])
                     continue
                 result = ProcessResult.from_runner(message)
@@ -275,7 +313,7 @@ class _Sandbox:
                     self.ended_by_itself = True
         finally:
             watchdog.cancel()
-            self._kill()
+            self.kill()
         self._finish(execution, count)
         return execution
 
@@ -289,6 +327,8 @@ class _Sandbox:
             execution.sandbox_error = f"sandbox runner ended with code {returncode}: {tail}"
         if self.cgroup is not None:
             execution.peak_memory_bytes = self.cgroup.peak_memory_bytes()
+            if refused := self.cgroup.fork_refusals():
+                execution.details["process_limit_hits"] = refused
 
     def _grant_credit(self, count: int = 1) -> None:
         """`count` more tests may start: the runner waits for these (see run_children)."""
@@ -296,13 +336,14 @@ class _Sandbox:
             self.process.stdin.write(b"+" * count)
             self.process.stdin.flush()
 
-    def _kill(self) -> None:
+    def kill(self) -> None:
+        self.stopped = True
         if self.process is not None and self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
 
     def __exit__(self, *exc: object) -> None:
-        self._kill()
+        self.kill()
         if self.process is not None:
             self.process.wait()
             for stream in (self.process.stdin, self.process.stdout):

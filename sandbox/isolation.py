@@ -1,54 +1,84 @@
-"""Kernel isolation for one sandbox run: bubblewrap namespaces, cgroup limits, an unprivileged uid.
+"""Kernel isolation for one sandbox run: bubblewrap namespaces, then cgroup or rlimit bounds.
 
 Each run gets:
 - fresh user, PID, network, IPC, UTS and mount namespaces (`bwrap --unshare-all`): no
   network at all, only its own processes in /proc, nothing of the host's filesystem but
   a read-only /usr, a few named /etc entries and the runner script; no nested user
-  namespaces (`--disable-userns`), so no way to regain capabilities inside;
+  namespaces (`--disable-userns`) and no capabilities, so no way to regain any inside;
 - a read-only root; the only writable places are private tmpfs mounts (/sandbox, /tmp,
   /dev/shm) of bounded size, gone with the run;
-- a memory cgroup and a pids cgroup of its own (memory counts tmpfs pages too; pids
-  counts threads), which also tell whether the kernel OOM-killed anything;
-- the host uid `nobody`, so nothing in the sandbox holds root's rights even outside
-  its namespaces.
+- bounds on memory and processes for the whole run: a cgroup of its own (sandbox/cgroups.py,
+  v1 or v2: memory counts tmpfs pages too, pids counts threads, and the kernel says when it
+  OOM-killed), or, at the weaker level the operator must choose (`bwrap-rlimits`) where no
+  cgroup is writable, per-process rlimits only (see `Level`);
+- a host uid without rights: `nobody` when the service runs as root; as an ordinary user, that
+  user's uid inside a user namespace of its own with no capabilities (bubblewrap unprivileged).
 
-When bubblewrap or writable cgroups are missing the sandbox refuses to start and says
-what to install; `Isolation.NONE` runs without any of this and must be chosen explicitly.
+The level a sandbox really runs at is named in the logs, /readyz and every result's details;
+it is never lower than configured: when the host cannot provide it the sandbox refuses to start
+and says what to do. `Isolation.NONE` runs without any of this and must be chosen explicitly.
 """
 
 from __future__ import annotations
 
-import contextlib
 import enum
-import errno
 import os
 import shutil
-import signal
-import time
-import uuid
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.cgroups import Cgroups, CgroupUnavailable, RunCgroup, find_cgroups
+
 RUNNER = Path(__file__).with_name("runner.py")
-SANDBOX_UID = 65534  # nobody
-SANDBOX_GID = 65534
-CGROUP_ROOT = Path("/sys/fs/cgroup")
-CONTROLLERS = ("memory", "pids")
-CGROUP_PREFIX = "reward-sandbox-"
-STALE_CGROUP_S = 600
+NOBODY = 65534  # what programs run as when the service is root
 # /etc entries toolchains read; everything else of /etc (passwd, shadow, ...) stays out.
 ETC_ENTRIES = ("/etc/alternatives", "/etc/java-17-openjdk", "/etc/ld.so.cache")
 SANDBOX_PYTHON = "/usr/bin/python3"
+# Sandboxed programs yield the CPU to grading work (a normal math item is never starved by programs
+# spinning to their time limit); a test's wall limit does not count time it waited to run (runner.py).
+RUN_NICENESS = 10
 
 
 class Isolation(enum.Enum):
-    BWRAP = "bwrap"
+    BWRAP = "bwrap"  # namespaces + cgroup bounds; refuses to start without a writable cgroup
+    BWRAP_RLIMITS = "bwrap-rlimits"  # namespaces + cgroups where writable, else per-process rlimits (weaker)
     NONE = "none"  # insecure: for trusted code only, never chosen implicitly
 
 
 class IsolationUnavailable(RuntimeError):
-    """The host lacks what the chosen isolation needs; the message says what to install."""
+    """The host lacks what the chosen isolation needs; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Level:
+    """The isolation a sandbox really runs with on this host."""
+
+    isolation: Isolation
+    cgroups: Cgroups | None  # None: rlimits only (or no isolation)
+    uid: int  # the host uid programs run as
+
+    @property
+    def name(self) -> str:
+        """bwrap+cgroup2, bwrap+cgroup1, bwrap+rlimits or none: the level of the README's table."""
+        if self.isolation is Isolation.NONE:
+            return "none"
+        return f"bwrap+cgroup{self.cgroups.version}" if self.cgroups else "bwrap+rlimits"
+
+    def describe(self) -> str:
+        if self.isolation is Isolation.NONE:
+            return "none: programs run unsandboxed on this host (trusted code only)"
+        bounds = self.cgroups.describe() if self.cgroups else "per-process rlimits only, no cgroup (weaker)"
+        who = f"uid {self.uid}" + (" (nobody)" if self.uid == NOBODY else "")
+        if self.uid == os.geteuid():
+            who += " in a user namespace of its own, no capabilities"
+        return f"{self.name}: namespaces, {bounds}, programs as {who}"
+
+    def new_run_cgroup(self, size: SandboxSize) -> RunCgroup | None:
+        if self.cgroups is None:
+            return None
+        return self.cgroups.new_run(size.memory_bytes(max(size.memory_mb, size.compile_memory_mb)), size.pids)
 
 
 @dataclass(frozen=True)
@@ -66,125 +96,55 @@ class SandboxSize:
         return (memory_mb + self.disk_mb + 2 * self.tmp_mb) * 1024 * 1024
 
 
-def check_host(isolation: Isolation) -> None:
-    """Raise IsolationUnavailable unless this host can run `isolation` as promised."""
+def prepare(isolation: Isolation) -> Level:
+    """The level this host gives `isolation`; IsolationUnavailable (saying what to do) when below it.
+
+    On cgroup v2 the first call in a process tree moves it into a leaf cgroup (sandbox/cgroups.py).
+    """
     if isolation is Isolation.NONE:
-        return
-    for tool, package in (("bwrap", "bubblewrap"), ("setpriv", "util-linux"), ("sh", "dash")):
+        return Level(isolation, None, os.geteuid())
+    tools = [("bwrap", "bubblewrap"), ("sh", "dash")] + ([("setpriv", "util-linux")] if os.geteuid() == 0 else [])
+    for tool, package in tools:
         if shutil.which(tool) is None:
             raise IsolationUnavailable(f"`{tool}` not found: install it (apt-get install {package})")
     if not Path(SANDBOX_PYTHON).exists():
         raise IsolationUnavailable(f"{SANDBOX_PYTHON} not found: install it (apt-get install python3)")
-    if os.geteuid() != 0:
-        raise IsolationUnavailable("the sandbox must run as root to manage cgroups and drop to `nobody`")
-    for controller in CONTROLLERS:
-        base = _own_cgroup(controller)
-        if base is None or not os.access(base, os.W_OK):
+    try:
+        cgroups: Cgroups | None = find_cgroups()
+    except CgroupUnavailable as exc:
+        if isolation is not Isolation.BWRAP_RLIMITS:
             raise IsolationUnavailable(
-                f"cgroup v1 controller `{controller}` is not mounted writable under {CGROUP_ROOT}; "
-                "mount it, or choose isolation 'none' for trusted code only"
-            )
+                f"no writable cgroup for sandbox runs: {exc}. Or choose isolation 'bwrap-rlimits' (namespaces and "
+                'per-process limits only, weaker: README "Isolation levels")'
+            ) from None
+        cgroups = None
+    level = Level(isolation, cgroups, NOBODY if os.geteuid() == 0 else os.geteuid())
+    _check_namespaces(level)
+    if cgroups is not None:
+        cgroups.sweep()  # runs a killed process left behind
+    return level
 
 
-def _own_cgroup(controller: str) -> Path | None:
-    """This process's cgroup directory for a v1 controller (runs nest under it)."""
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _, controllers, path = line.split(":", 2)
-        if controller in controllers.split(","):
-            directory = CGROUP_ROOT / controller / path.lstrip("/")
-            return directory if directory.is_dir() else None
-    return None
+def _check_namespaces(level: Level) -> None:
+    """bubblewrap must be able to make its namespaces as the uid programs run as (user namespaces enabled,
+    no seccomp or AppArmor profile forbidding them)."""
+    argv = [*_drop_privileges(level), "bwrap", "--unshare-all", "--unshare-user", "--disable-userns",
+            "--die-with-parent", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
+            "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--", "/usr/bin/true"]  # fmt: skip
+    probe = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    if probe.returncode != 0:
+        raise IsolationUnavailable(
+            f"bubblewrap cannot create its namespaces here ({probe.stderr.strip()[-300:]}): enable unprivileged user "
+            "namespaces (sysctl user.max_user_namespaces > 0; Ubuntu 24.04+: an AppArmor profile allowing bwrap "
+            "userns), and in a container use services/sandbox/seccomp.json and an unmasked /proc"
+        )
 
 
-def _sweep_stale(base: Path) -> None:
-    """Remove run cgroups a killed process never closed. rmdir only succeeds on an empty
-    cgroup, and the age check spares runs whose first process is still being started."""
-    for directory in base.glob(f"{CGROUP_PREFIX}*"):
-        with contextlib.suppress(OSError):
-            if time.time() - directory.stat().st_mtime > STALE_CGROUP_S:
-                directory.rmdir()
-
-
-class RunCgroup:
-    """A memory + pids cgroup pair for one run, removed (with anything left in it) on close."""
-
-    def __init__(self, size: SandboxSize) -> None:
-        name = f"{CGROUP_PREFIX}{uuid.uuid4().hex[:12]}"
-        self.dirs: dict[str, Path] = {}
-        for controller in CONTROLLERS:
-            base = _own_cgroup(controller)
-            if base is None:
-                raise IsolationUnavailable(f"cgroup controller `{controller}` disappeared")
-            _sweep_stale(base)
-            directory = base / name
-            directory.mkdir()
-            self.dirs[controller] = directory
-        self.size = size
-        self._set_memory(size.memory_bytes(max(size.memory_mb, size.compile_memory_mb)))
-        (self.dirs["pids"] / "pids.max").write_text(str(size.pids))
-
-    def enter_test_phase(self) -> None:
-        """Compiling is over: tighten memory to what the tests may use.
-
-        The kernel refuses (EBUSY) while usage is above the new limit and not yet reclaimed;
-        give reclaim a moment, then fail the run rather than test under the looser limit.
-        """
-        for attempt in range(20):
-            try:
-                self._set_memory(self.size.memory_bytes(self.size.memory_mb))
-                return
-            except OSError as exc:
-                if exc.errno != errno.EBUSY or attempt == 19:
-                    raise
-                time.sleep(0.01)
-
-    def _set_memory(self, limit: int) -> None:
-        memory = self.dirs["memory"]
-        current = int((memory / "memory.limit_in_bytes").read_text())
-        # memsw (memory + swap) may never be below the memory limit: order the two writes.
-        files = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
-        for name in files if limit < current else reversed(files):
-            with contextlib.suppress(FileNotFoundError):  # no swap accounting: no swap to limit
-                (memory / name).write_text(str(limit))
-
-    def procs_files(self) -> list[str]:
-        return [str(directory / "cgroup.procs") for directory in self.dirs.values()]
-
-    def pids(self) -> set[int]:
-        found: set[int] = set()
-        for directory in self.dirs.values():
-            with contextlib.suppress(FileNotFoundError):
-                found |= {int(p) for p in (directory / "cgroup.procs").read_text().split()}
-        return found
-
-    def oom_kills(self) -> int:
-        for line in (self.dirs["memory"] / "memory.oom_control").read_text().splitlines():
-            if line.startswith("oom_kill "):
-                return int(line.split()[1])
-        return 0
-
-    def peak_memory_bytes(self) -> int:
-        return int((self.dirs["memory"] / "memory.max_usage_in_bytes").read_text())
-
-    def close(self) -> int:
-        """Kill whatever is left, remove the cgroups; returns how many processes had to be killed."""
-        leftovers = self.pids()
-        deadline = time.monotonic() + 5
-        while (pids := self.pids()) and time.monotonic() < deadline:
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.005)
-        for directory in self.dirs.values():
-            for _ in range(200):  # rmdir fails with EBUSY until the last task is reaped
-                try:
-                    directory.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.005)
-        return len(leftovers)
+def _drop_privileges(level: Level) -> list[str]:
+    """As root, programs run as `nobody`; an ordinary user's programs keep its uid (in a user namespace)."""
+    if os.geteuid() != 0:
+        return []
+    return ["setpriv", f"--reuid={level.uid}", f"--regid={level.uid}", "--clear-groups", "--"]
 
 
 def bwrap_argv(size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] = ()) -> list[str]:
@@ -211,8 +171,8 @@ def bwrap_argv(size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] =
     return [*argv, "--", SANDBOX_PYTHON, "-S", "-I", "/runner/runner.py", "/sandbox"]
 
 
-def launch_argv(cgroup: RunCgroup, size: SandboxSize, env: dict[str, str]) -> list[str]:
-    """Join the run's cgroups, drop to `nobody`, then exec bubblewrap.
+def launch_argv(level: Level, cgroup: RunCgroup | None, size: SandboxSize, env: dict[str, str]) -> list[str]:
+    """Join the run's cgroups, lower the priority, drop to the programs' uid, then exec bubblewrap.
 
     A shell joins the cgroups (writing its own pid) before anything forks, so every
     process of the run is counted; Python's preexec_fn would do the same but is unsafe
@@ -224,8 +184,9 @@ def launch_argv(cgroup: RunCgroup, size: SandboxSize, env: dict[str, str]) -> li
         "ulimit -v unlimited 2>/dev/null; "
         'for f in "$@"; do case "$f" in --) shift; break;; esac; echo $$ > "$f"; shift; done; exec "$@"'
     )
-    drop = ["setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_GID}", "--clear-groups", "--"]
-    return ["/bin/sh", "-c", join, "sh", *cgroup.procs_files(), "--", *drop, *bwrap_argv(size, env)]
+    procs = cgroup.procs_files() if cgroup is not None else []
+    nice = ["nice", "-n", str(RUN_NICENESS)]
+    return ["/bin/sh", "-c", join, "sh", *procs, "--", *nice, *_drop_privileges(level), *bwrap_argv(size, env)]
 
 
 def unisolated_argv(root: Path) -> list[str]:

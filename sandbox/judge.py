@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol
 
-from sandbox.executor import Execution, Executor, Limits, ProcessResult, TestInput
+from sandbox.executor import Cancel, Execution, Executor, Limits, ProcessResult, TestInput
 
 DETAIL_CHARS = 300
 # What runtimes print when an allocation fails (besides the cgroup's own OOM kills).
@@ -125,7 +125,13 @@ class LocalJudge:
         self.executor = executor or Executor()
 
     def judge(
-        self, language: str, code: str, suite: TestSuite, limits: Limits, stop_on_first_failure: bool = False
+        self,
+        language: str,
+        code: str,
+        suite: TestSuite,
+        limits: Limits,
+        stop_on_first_failure: bool = False,
+        cancel: Cancel | None = None,
     ) -> JudgeReport:
         # Printed by the judge's own code after the solution's: a fresh secret per run, so a
         # solution that exits early (sys.exit(0) before the asserts) or prints a forged result fails.
@@ -137,8 +143,10 @@ class LocalJudge:
             verdicts[index] = _verdict(suite, suite.tests[index], result, marker)
             return not (stop_on_first_failure and verdicts[index].verdict is not Verdict.ACCEPTED)
 
-        execution = self.executor.run(language, code, inputs, limits, on_result)
-        return _report(execution, verdicts)
+        execution = self.executor.run(language, code, inputs, limits, on_result, cancel)
+        report = _report(execution, verdicts)
+        report.details["isolation"] = self.executor.level.name
+        return report
 
 
 def _test_input(suite: TestSuite, test: StdioTest | CallTest | AssertTest, marker: str) -> TestInput:
@@ -266,6 +274,7 @@ def _report(execution: Execution, verdicts: list[TestVerdict | None]) -> JudgeRe
         report.details["run_time_limit"] = True
     if execution.leftover_processes:
         report.details["leftover_processes_killed"] = execution.leftover_processes
+    report.details |= execution.details
     return report
 
 

@@ -33,6 +33,8 @@ import traceback
 
 PR_SET_DUMPABLE = 4
 STDERR_TAIL = 4096
+# bwrap+rlimits: a runtime's writable memory beyond its heap flag (JVM metaspace, code cache, thread stacks).
+DATA_FACTOR = 2
 # Pre-imported so forked Python tests don't pay for the usual competitive-programming imports.
 WARM_MODULES = (
     "math", "collections", "itertools", "functools", "heapq", "bisect", "re", "string", "typing", "random",
@@ -49,9 +51,13 @@ def set_limits(limits, address_space):
     """Limits of one child: applied after fork, before exec (inherited by its own children)."""
     cpu = max(1, int(limits["cpu_s"] + 0.999))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    size = limits["memory_mb"] * 1024 * 1024
     if address_space:
-        size = limits["memory_mb"] * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    elif limits.get("data_limit"):
+        # No cgroup bounds the run (bwrap+rlimits): runtimes that reserve address space up front (JVM, V8,
+        # Go) are bounded by what they write to: private writable memory, which reservations are not.
+        resource.setrlimit(resource.RLIMIT_DATA, (size * DATA_FACTOR, size * DATA_FACTOR))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"], limits["open_files"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -213,7 +219,8 @@ def run_children(specs, parallel, limits, emit, credits_fd=None):
         if not running:
             wait = None  # only the host's credits can let a test start
         else:
-            wait = max(0.0, min(child.started + limits["wall_s"] for child in running.values()) - time.monotonic())
+            now = time.monotonic()
+            wait = max(0.005, min(wall_deadline(child, limits) for child in running.values()) - now)
         for key, _ in selector.select(timeout=wait):
             if key.data is None:  # the host's credits
                 granted = os.read(credits_fd, 4096)
@@ -269,6 +276,20 @@ def drain(child, selector, limits):
     child.output_exceeded = child.output_exceeded or child.sizes["stdout"] > limits["output_bytes"]
 
 
+def wall_deadline(child, limits):
+    """When a test has used up its wall time: time spent waiting for a CPU (sandboxed programs run at low
+    priority, behind grading work) is not counted, so a starved program is not judged too slow.
+
+    /proc/PID/schedstat's second field is the time the task was runnable but not running, in ns.
+    """
+    try:
+        with open(f"/proc/{child.pid}/schedstat", "rb") as handle:
+            waited = int(handle.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        waited = 0.0
+    return child.started + limits["wall_s"] + waited
+
+
 def reap(running, limits):
     """Collect ended children, killing those past their wall time.
 
@@ -277,7 +298,7 @@ def reap(running, limits):
     """
     now = time.monotonic()
     for child in running.values():
-        if now - child.started > limits["wall_s"] and not child.timed_out:
+        if now > wall_deadline(child, limits) and not child.timed_out:
             child.timed_out = True
             kill_group(child.pid)
     ended = []
@@ -377,10 +398,14 @@ def read_job(fd):
 
 def main():
     make_non_dumpable()
+    job = read_job(0)
+    if job["processes"]:
+        # bwrap+rlimits (no pids cgroup): the kernel counts RLIMIT_NPROC per user namespace, and this one
+        # holds only the run, so this bounds the run's processes and threads together.
+        resource.setrlimit(resource.RLIMIT_NPROC, (job["processes"], job["processes"]))
     # As PID 1 the runner gets no signal it has no handler for; Python's SIGINT handler
     # would let a test abort the whole run with KeyboardInterrupt.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    job = read_job(0)
     out = sys.stdout
 
     def emit(message):

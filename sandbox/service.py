@@ -15,8 +15,8 @@ Retry-After, which verl's client retries. Clients that send no headers (verl, th
 
 HTTP limits are the reward service's (service_kit/http_guard.py): body size and read time,
 requests and body bytes in flight (503 + Retry-After beyond), header timeout, connection cap.
-A client that disconnects cancels its request; a run already on a worker thread goes on to
-its own limits and frees the worker only then.
+A client that disconnects cancels its request, and its run is killed at once (its worker
+thread is free again as soon as the sandbox is torn down).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sandbox import fusion
 from sandbox.client import QUEUE_MARGIN_S
-from sandbox.executor import Executor, Limits, TestInput
+from sandbox.executor import Cancel, Executor, Limits, TestInput
 from sandbox.isolation import Isolation
 from sandbox.judge import JudgeReport, LocalJudge, StdioTest, TestSuite
 from sandbox.languages import Language, get_language
@@ -70,7 +70,9 @@ class ServiceConfig(HttpSettings):
     port: int = 8080  # SandboxFusion's port
     workers: int = 0  # sandboxes running at once; 0 = one per CPU core
     parallel: int = 0  # tests of one run at once inside its sandbox; 0 = one per CPU core
-    isolation: str = "bwrap"  # or "none": no isolation at all, trusted code only
+    # bwrap (namespaces + cgroup bounds), bwrap-rlimits (cgroups where writable, else per-process rlimits: weaker)
+    # or none (no isolation at all, trusted code only): README "Isolation levels"
+    isolation: str = "bwrap"
     run_code_memory_mb: int = 1024  # /run_code's memory bound when memory_limit_MB <= 0 (unlimited there)
     auth_token: str = ""  # when set, /v1/judge and /run_code need it: `Authorization: Bearer <token>` or in the URL
     log_level: str = "info"
@@ -113,6 +115,9 @@ class SandboxMetrics:
         self.workers = Gauge("sandbox_workers", "Worker threads (sandboxes at once)", registry=r)
         self.errors = Counter(
             "sandbox_errors", "Runs that failed on the sandbox side", ["endpoint", "kind"], registry=r
+        )
+        self.cancelled = Counter(
+            "sandbox_runs_cancelled", "Runs killed because their client went away", ["endpoint"], registry=r
         )
         self.rejected = Counter(
             "sandbox_rejected",
@@ -171,18 +176,24 @@ class _Runner:
         self.metrics = metrics
         metrics.workers.set(self.workers)
 
-    async def call(self, endpoint: str, language: str, work: Callable[[], T], start_within_s: float) -> T:
-        """`work()` on a worker thread; Busy when no worker is free within `start_within_s`.
+    async def call(self, endpoint: str, language: str, work: Callable[[Cancel], T], start_within_s: float) -> T:
+        """`work(cancel)` on a worker thread; Busy when no worker is free within `start_within_s`.
 
-        When the caller is cancelled (its client disconnected), the run goes on to its end on its thread
-        (bounded by its limits): its worker is released only then, so admission never counts a busy thread free.
+        When the caller is cancelled (its client disconnected), the run is killed through `cancel`; its worker
+        is released once the sandbox is torn down, so admission never counts a busy thread free.
         """
         await self._wait_for_worker(start_within_s)
         self.metrics.in_flight.inc()
         started = time.perf_counter()
-        run = asyncio.get_running_loop().run_in_executor(self.pool, work)
+        cancel = Cancel()
+        run = asyncio.get_running_loop().run_in_executor(self.pool, work, cancel)
         run.add_done_callback(lambda _: self._finished(endpoint, language, time.perf_counter() - started))
-        return await asyncio.shield(run)
+        try:
+            return await asyncio.shield(run)
+        except asyncio.CancelledError:
+            cancel.cancel()
+            self.metrics.cancelled.labels(endpoint).inc()
+            raise
 
     def _finished(self, endpoint: str, language: str, seconds: float) -> None:
         self.fastest_run_s = min(seconds, self.fastest_run_s or seconds)
@@ -218,8 +229,13 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if runner.executor.isolation is Isolation.NONE:
+        level = runner.executor.level
+        if level.isolation is Isolation.NONE:
             log.warning("INSECURE: isolation 'none': programs run unsandboxed on this host; trusted code only")
+        elif level.cgroups is None:
+            log.warning("isolation %s, chosen by the operator: no cgroup bounds the runs", level.describe())
+        else:
+            log.info("isolation %s", level.describe())
         state.update(await _self_test(runner))
         log.info("ready" if state["ready"] else "not ready", extra=state | {"workers": config.worker_count()})
         yield
@@ -274,8 +290,8 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         language = get_language(body.language).name
         suite, limits = body.to_suite(), body.to_limits()
 
-        def work() -> JudgeReport:
-            return runner.judge.judge(language, body.code, suite, limits, body.stop_on_first_failure)
+        def work(cancel: Cancel) -> JudgeReport:
+            return runner.judge.judge(language, body.code, suite, limits, body.stop_on_first_failure, cancel)
 
         try:
             report = await runner.call("/v1/judge", language, work, _JUDGE_START_WITHIN_S)
@@ -305,7 +321,9 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
 
     @app.get("/readyz")
     async def readyz() -> JSONResponse:
-        body = {"ready": state["ready"], "reason": state["reason"], "isolation": config.isolation}
+        level = runner.executor.level
+        body = {"ready": state["ready"], "reason": state["reason"], "isolation": level.name}
+        body["isolation_detail"] = level.describe()
         return JSONResponse(status_code=200 if state["ready"] else 503, content=body)
 
     @app.get("/metrics")
@@ -321,7 +339,7 @@ async def _run_fusion(runner: _Runner, body: fusion.RunCodeRequest, lang: Langua
         execution = await runner.call(
             "/run_code",
             lang.name,
-            lambda: runner.executor.run(lang, body.code, tests, limits),
+            lambda cancel: runner.executor.run(lang, body.code, tests, limits, cancel=cancel),
             body.start_within_s(lang),
         )
     except Busy:
@@ -355,7 +373,7 @@ async def _self_test(runner: _Runner) -> dict[str, Any]:
         report = await runner.call(
             "self_test",
             "python",
-            lambda: runner.judge.judge("python", "print('ok')", suite, Limits(time_s=5)),
+            lambda cancel: runner.judge.judge("python", "print('ok')", suite, Limits(time_s=5), cancel=cancel),
             _JUDGE_START_WITHIN_S,
         )
     except Exception as exc:

@@ -415,5 +415,5 @@ def serve(app: ASGIApp, settings: HttpSettings) -> None:
         timeout_keep_alive=settings.keep_alive_s,  # type: ignore[arg-type]  # a float works: it goes to call_later
         log_config=None,
         access_log=False,
-        timeout_graceful_shutdown=10,
+        timeout_graceful_shutdown=settings.drain_s,  # type: ignore[arg-type]  # a float works here too
     )

@@ -35,6 +35,10 @@ class HttpSettings:
     # Open connections at once (uvicorn's limit_concurrency: requests beyond -> 503); one file descriptor each,
     # capped below the open-files limit, which the service raises to its hard limit at start.
     max_connections: int = 1024
+    # On SIGTERM (a rollout, a scale-down) requests in progress get this long to finish before they are cut:
+    # above the longest batch or sandbox run. Keep the orchestrator's grace period (Kubernetes
+    # terminationGracePeriodSeconds, compose stop_grace_period) a few seconds above it.
+    drain_s: float = 60.0
 
 
 T = TypeVar("T")
@@ -60,7 +64,17 @@ def settings_from_env(
             continue
         kind = type(getattr(cls, f.name))
         try:
-            values[f.name] = kind(raw)
+            values[f.name] = _parse_bool(raw) if kind is bool else kind(raw)
         except ValueError as exc:
             raise ValueError(f"{prefix}{f.name.upper()}={raw!r} is not a valid {kind.__name__}") from exc
     return replace(cls(**values), **{k: v for k, v in overrides.items() if v is not None})
+
+
+def _parse_bool(raw: str) -> bool:
+    """`bool("false")` is True: read the words people write instead."""
+    word = raw.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"expected true or false, got {raw!r}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 
+import httpx
 import pytest
 
 from reward_api.config import Config
@@ -514,24 +515,49 @@ def test_bad_sandbox_settings_stop_the_service(setting: dict, message: str) -> N
         RewardEngine(Config(**setting))
 
 
-@pytest.mark.parametrize("isolation", ["bwrap", "none"])
-def test_refuses_to_start_without_isolation_unless_insecure_mode_is_chosen(tmp_path, isolation: str) -> None:
-    """With no `bwrap` on PATH, the service refuses to start, unless isolation `none` is chosen explicitly."""
+def test_without_isolation_the_service_grades_the_rest_and_answers_code_error(tmp_path) -> None:
+    """No `bwrap` on PATH: the service starts, grades math, answers code items `error` saying why (never `ok`
+    with 0), and says so in /readyz and /metrics."""
     empty_path = tmp_path / "bin"
     empty_path.mkdir()
-    server = LocalServer(tmp_path, PATH=str(empty_path), REWARD_API_WORKERS="1", REWARD_API_SANDBOX_ISOLATION=isolation)
-    if isolation == "bwrap":
-        with pytest.raises(RuntimeError) as refused:
-            server.start()
-        assert "`bwrap` not found" in str(refused.value)
-        assert "REWARD_API_SANDBOX_ISOLATION=none" in str(refused.value)
-        return
-    with server:
+    code_item = {"task": "code", "completion": fenced("print(sum(map(int, input().split())))"), "reference": A_PLUS_B}
+    math_item = {"task": "math", "completion": "\\boxed{4}", "reference": "4"}
+    with LocalServer(tmp_path, PATH=str(empty_path), REWARD_API_WORKERS="1") as server:
+        code, math = grade(server, [code_item, math_item])
+        ready = httpx.get(f"{server.url}/readyz").json()
+        metrics = httpx.get(f"{server.url}/metrics").text
+    assert math["status"] == "ok" and math["reward"] == 1.0
+    assert code["status"] == "error" and "`bwrap` not found" in code["details"]["reason"], code
+    assert "REWARD_API_SANDBOX_URLS" in code["details"]["reason"]
+    assert (
+        ready["ready"] is True and ready["code"]["available"] is False and ready["code"]["isolation"] == "unavailable"
+    )
+    assert "`bwrap` not found" in ready["code"]["detail"]
+    assert 'reward_code_grading_available{isolation="unavailable"} 0.0' in metrics
+    assert "code grading is unavailable" in server.log()
+
+
+def test_require_code_refuses_to_start_without_isolation(tmp_path) -> None:
+    empty_path = tmp_path / "bin"
+    empty_path.mkdir()
+    server = LocalServer(tmp_path, PATH=str(empty_path), REWARD_API_WORKERS="1", REWARD_API_REQUIRE_CODE="true")
+    with pytest.raises(RuntimeError) as refused:
+        server.start()
+    assert "`bwrap` not found" in str(refused.value) and "REWARD_API_REQUIRE_CODE" in str(refused.value)
+
+
+def test_isolation_none_must_be_chosen_and_then_grades(tmp_path) -> None:
+    empty_path = tmp_path / "bin"
+    empty_path.mkdir()
+    env = {"PATH": str(empty_path), "REWARD_API_WORKERS": "1", "REWARD_API_SANDBOX_ISOLATION": "none"}
+    with LocalServer(tmp_path, **env) as server:
         [result] = grade(
             server,
             [{"task": "code", "completion": fenced("print(sum(map(int, input().split())))"), "reference": A_PLUS_B}],
         )
-    assert result["reward"] == 1.0, result
+        ready = httpx.get(f"{server.url}/readyz").json()
+    assert result["reward"] == 1.0 and result["details"]["accuracy"]["isolation"] == "none", result
+    assert ready["code"] == {"available": True, "isolation": "none", "detail": ready["code"]["detail"]}
 
 
 def test_code_is_judged_on_a_sandbox_service_when_urls_are_configured(tmp_path) -> None:

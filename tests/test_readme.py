@@ -37,6 +37,7 @@ import pytest
 from reward_api.config import Config
 from reward_api.local import LocalServer, free_port
 from reward_api.profiles import PRESETS, ProfileOverride, resolve_profile
+from sandbox.cgroups import host_version
 from trainer_client.config import load_config
 
 REPO = Path(__file__).resolve().parent.parent
@@ -267,9 +268,10 @@ def check_sandbox_serve(block: Block, request: pytest.FixtureRequest) -> None:
         port = free_port()
         argv = [{"0.0.0.0": "127.0.0.1", "8080": str(port)}.get(word, word) for word in argv]
         isolation = argv[argv.index("--isolation") + 1] if "--isolation" in argv else "bwrap"
+        level = "none" if isolation == "none" else f"bwrap+cgroup{host_version()}"
         log = work / f"sandbox-{number}.log"
         with serving(shlex.join(argv), f"http://127.0.0.1:{port}", {"SANDBOX_PORT": str(port)}, log) as ready:
-            assert ready.json()["isolation"] == isolation
+            assert ready.json()["isolation"] == level
         assert ("INSECURE" in log.read_text()) == (isolation == "none")
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from reward_api.local import LocalServer, free_port
 from sandbox import fusion, wire
+from sandbox.cgroups import host_version
 from sandbox.client import RemoteJudge, SandboxUnavailable
 from sandbox.executor import Executor, Limits
 from sandbox.executor import TestInput as Input
@@ -349,7 +350,8 @@ def test_readyz_and_metrics(sandbox: LocalServer) -> None:
     with sandbox.client() as client:
         ready = client.get("/readyz")
         text = client.get("/metrics").text
-    assert ready.status_code == 200 and ready.json()["ready"] is True and ready.json()["isolation"] == "bwrap"
+    assert ready.status_code == 200 and ready.json()["ready"] is True
+    assert ready.json()["isolation"] == f"bwrap+cgroup{host_version()}"
     assert _metric(text, 'sandbox_runs_total{endpoint="/v1/judge",language="python",outcome="passed"}') >= 1
     assert _metric(text, 'sandbox_tests_total{language="python",verdict="accepted"}') >= 2
     assert _metric(text, 'sandbox_run_seconds_count{endpoint="/v1/judge",language="python"}') >= 1

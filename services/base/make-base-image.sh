@@ -3,15 +3,128 @@
 # bookworm made with debootstrap (from a Debian mirror, which apt reaches anyway) and imported into podman.
 #
 #   sudo services/base/make-base-image.sh                 # -> localhost/debian-base:bookworm
+#   sudo services/base/make-base-image.sh http://ftp.de.debian.org/debian    # from this mirror
+#   services/base/make-base-image.sh --print-mirror       # only say which mirrors it would use (no root)
 #   podman build --build-arg BASE_IMAGE=localhost/debian-base:bookworm -f services/sandbox/Dockerfile .
 #
+# The Debian mirror: the argument, else DEBIAN_MIRROR, else the one this host's apt already uses (the first
+# source for bookworm main in /etc/apt/sources.list, /etc/apt/sources.list.d/*.list or, deb822,
+# /etc/apt/sources.list.d/*.sources; on a Debian host of another release, the first source for its own release,
+# which serves bookworm too). The security mirror likewise (DEBIAN_SECURITY_MIRROR, else the host's
+# bookworm-security source, else the mirror's sibling .../debian-security).
+#
 # Needs root, debootstrap and podman (apt-get install debootstrap podman runc). Takes about 2 minutes.
-# Environment: BASE_IMAGE (the name to import as), DEBIAN_MIRROR, PODMAN (e.g. "podman --runtime runc").
+# Environment: BASE_IMAGE (the name to import as), DEBIAN_MIRROR, DEBIAN_SECURITY_MIRROR, PODMAN (e.g.
+# "podman --runtime runc"), APT_SOURCES_DIR (where apt's sources are; default /etc/apt, for tests).
 set -euo pipefail
 
-image="${BASE_IMAGE:-localhost/debian-base:bookworm}"
-mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+suite=bookworm
+image="${BASE_IMAGE:-localhost/debian-base:$suite}"
 read -r -a podman_cmd <<<"${PODMAN:-podman}"
+apt_dir="${APT_SOURCES_DIR:-/etc/apt}"
+
+# The URIs of apt's `deb` sources for suite $1 with component $2, in apt's order (sources.list, then
+# sources.list.d/ by name), one a line; one-line (`deb [opts] URI suite comp...`) and deb822 stanzas
+# (Types/URIs/Suites/Components, `Enabled: no` skipped) alike. Only http(s), ftp and file URIs (what
+# debootstrap fetches from); trailing slashes dropped.
+apt_source_uris() {
+    local files=() file
+    [[ -f $apt_dir/sources.list ]] && files+=("$apt_dir/sources.list")
+    for file in "$apt_dir"/sources.list.d/*; do # sorted by name, as apt reads them
+        [[ -f $file && ($file == *.list || $file == *.sources) ]] && files+=("$file")
+    done
+    ((${#files[@]})) || return 0
+    awk -v want_suite="$1" -v want_comp="$2" '
+        function has(list, word,    n, i, a) { n = split(list, a, /[ \t]+/); for (i = 1; i <= n; i++) if (a[i] == word) return 1; return 0 }
+        function emit(uris,    n, i, a) {
+            n = split(uris, a, /[ \t]+/)
+            for (i = 1; i <= n; i++) if (a[i] ~ /^(https?|ftp|file):/) { sub(/\/+$/, "", a[i]); print a[i] }
+        }
+        function stanza_end() {
+            if (has(types, "deb") && has(suites, want_suite) && has(comps, want_comp) && tolower(enabled) != "no") emit(uris)
+            types = uris = suites = comps = enabled = ""
+        }
+        FNR == 1 { if (deb822) stanza_end(); deb822 = FILENAME ~ /\.sources$/ }
+        { sub(/\r$/, "") }
+        /^[ \t]*#/ { next }
+        !deb822 {                                   # deb [options] URI suite component...
+            line = $0; sub(/#.*/, "", line)
+            if (line !~ /^[ \t]*deb[ \t]/) next
+            sub(/^[ \t]*deb[ \t]+/, "", line); sub(/^\[[^]]*\][ \t]*/, "", line)
+            n = split(line, f, /[ \t]+/)
+            if (f[2] == want_suite) for (i = 3; i <= n; i++) if (f[i] == want_comp) { emit(f[1]); break }
+            next
+        }
+        /^[ \t]*$/ { stanza_end(); next }             # deb822: stanzas of Field: value, blank-line separated
+        /^[^ \t:]+:/ {
+            key = tolower($0); sub(/:.*/, "", key)
+            value = $0; sub(/^[^:]*:[ \t]*/, "", value); sub(/[ \t]+$/, "", value)
+            if (key == "types") types = value; else if (key == "uris") uris = value
+            else if (key == "suites") suites = value; else if (key == "components") comps = value
+            else if (key == "enabled") enabled = value
+        }
+        END { if (deb822) stanza_end() }
+    ' "${files[@]}"
+}
+
+# This host's own Debian release (VERSION_CODENAME of /etc/os-release), if it is Debian.
+host_debian_release() {
+    local os_release="${OS_RELEASE:-/etc/os-release}"
+    [[ -r $os_release ]] || return 0
+    (
+        # shellcheck disable=SC1090
+        . "$os_release"
+        if [[ ${ID:-} == debian ]]; then echo "${VERSION_CODENAME:-}"; fi
+    )
+}
+
+print_mirror_only=0
+if [[ ${1:-} == --print-mirror ]]; then
+    print_mirror_only=1
+    shift
+fi
+if (($# > 1)) || [[ ${1:-} == -* ]]; then
+    echo "usage: make-base-image.sh [--print-mirror] [DEBIAN_MIRROR_URL]" >&2
+    exit 2
+fi
+
+mirror="${1:-${DEBIAN_MIRROR:-}}"
+mirror_from="argument"
+[[ -n ${1:-} ]] || mirror_from="DEBIAN_MIRROR"
+if [[ -z $mirror ]]; then
+    mirror="$(apt_source_uris "$suite" main | head -n 1)"
+    mirror_from="$apt_dir ($suite main)"
+fi
+if [[ -z $mirror ]]; then
+    release="$(host_debian_release)"
+    if [[ -n $release && $release != "$suite" ]]; then
+        mirror="$(apt_source_uris "$release" main | head -n 1)"
+        mirror_from="$apt_dir ($release main: this Debian host's release; the mirror serves $suite too)"
+    fi
+fi
+if [[ -z $mirror ]]; then
+    echo "make-base-image: no Debian mirror: no http(s)/ftp/file source for '$suite main' in $apt_dir/sources.list or" \
+        "$apt_dir/sources.list.d/*.{list,sources}. Name one: make-base-image.sh http://deb.debian.org/debian" \
+        "(or DEBIAN_MIRROR=...), a Debian mirror or apt proxy this host can reach" >&2
+    exit 1
+fi
+mirror="${mirror%/}"
+security_mirror="${DEBIAN_SECURITY_MIRROR:-}"
+security_from="DEBIAN_SECURITY_MIRROR"
+if [[ -z $security_mirror ]]; then
+    security_mirror="$(apt_source_uris "$suite-security" main | head -n 1)"
+    security_from="$apt_dir ($suite-security main)"
+fi
+if [[ -z $security_mirror ]]; then
+    security_mirror="${mirror%/debian}/debian-security"
+    security_from="the mirror's sibling"
+fi
+security_mirror="${security_mirror%/}"
+echo "make-base-image: mirror $mirror (from $mirror_from); security $security_mirror (from $security_from)" >&2
+if ((print_mirror_only)); then
+    printf '%s\n%s\n' "$mirror" "$security_mirror"
+    exit 0
+fi
 
 if [[ $(id -u) -ne 0 ]]; then
     echo "make-base-image: debootstrap needs root (it creates device nodes and chroots); run it with sudo" >&2
@@ -26,14 +139,13 @@ trap 'rm -rf "$root"' EXIT
 
 # minbase: dpkg, apt and the essential packages only (about 100 MB before the clean-up below), like the
 # official debian:bookworm-slim image. Python and everything else come from each Dockerfile.
-debootstrap --variant=minbase bookworm "$root" "$mirror"
+debootstrap --variant=minbase "$suite" "$root" "$mirror"
 
 # Security fixes and point updates reach images built on this base when they apt-get install.
-security_mirror="${DEBIAN_SECURITY_MIRROR:-${mirror%/debian}/debian-security}"
 cat >"$root/etc/apt/sources.list" <<EOF
-deb $mirror bookworm main
-deb $mirror bookworm-updates main
-deb $security_mirror bookworm-security main
+deb $mirror $suite main
+deb $mirror $suite-updates main
+deb $security_mirror $suite-security main
 EOF
 # As in the official Debian images: no man pages, docs or apt caches in images built on top.
 cat >"$root/etc/dpkg/dpkg.cfg.d/docker-slim" <<'EOF'

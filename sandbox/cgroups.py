@@ -1,0 +1,458 @@
+"""A cgroup of its own for each sandbox run, on cgroup v1 or v2, in the subtree this process was given.
+
+Where this process's cgroup is comes from the kernel: /proc/self/cgroup names it relative to each
+hierarchy, and /proc/self/mountinfo says which part of that hierarchy is mounted where (inside a
+container the mount's root is the container's own cgroup, not the host's root).
+
+- v1 (hybrid hosts: `memory` and `pids` mounted as v1 hierarchies): a run gets a directory in each,
+  under this process's own; memory + swap, pids; OOM kills from memory.oom_control.
+- v2 (unified: most hosts today): a run gets one directory with memory.max, memory.swap.max 0 and
+  pids.max; OOM kills from memory.events, refused forks from pids.events; killed with cgroup.kill.
+  v2 allows controllers for children only in a cgroup with no processes of its own, so the first
+  process to set up moves whatever is in its cgroup into a leaf (`SERVICE_LEAF`) and runs are made
+  beside it. In the host's real root cgroup it makes a subtree of its own (`SUBTREE`) instead: the
+  root is never filled with runs. Non-root users get such a subtree from systemd (`Delegate=yes`,
+  a user's `user@UID.service`) or from a container with a private cgroup namespace.
+
+Runs are named `reward-sandbox-<creating pid>-<random>`: a run whose creator died (a grading worker
+killed mid-run) is found by `sweep()`, its processes killed and its directories removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import signal
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+V1_CONTROLLERS = ("memory", "pids")
+V2_CONTROLLERS = ("memory", "pids")
+RUN_PREFIX = "reward-sandbox-"
+SERVICE_LEAF = "reward-sandbox-service"  # v2: where the service's own processes live
+SUBTREE = "reward-sandbox"  # v2: made under the host's root cgroup, never filled directly
+STALE_RUN_S = 600  # an empty run directory this old is removed even if its creator lives
+
+
+class CgroupUnavailable(RuntimeError):
+    """No writable cgroup for runs here; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Mount:
+    """One cgroup filesystem in /proc/self/mountinfo."""
+
+    root: str  # the part of the hierarchy mounted here ("/" unless a container sees its own only)
+    point: Path
+    version: int
+    controllers: frozenset[str]  # v1: the hierarchy's controllers; v2: empty (read cgroup.controllers)
+
+
+def parse_mountinfo(text: str) -> list[Mount]:
+    """cgroup and cgroup2 mounts: `ID PARENT MAJ:MIN ROOT POINT OPTS [TAGS] - FSTYPE SOURCE SUPEROPTS`."""
+    mounts = []
+    for line in text.splitlines():
+        before, _, after = line.partition(" - ")
+        fields, tail = before.split(), after.split()
+        if len(fields) < 5 or len(tail) < 3 or tail[0] not in ("cgroup", "cgroup2"):
+            continue
+        point = Path(fields[4].replace("\\040", " "))
+        if tail[0] == "cgroup2":
+            mounts.append(Mount(fields[3], point, 2, frozenset()))
+        else:
+            mounts.append(Mount(fields[3], point, 1, frozenset(tail[2].split(","))))
+    return mounts
+
+
+def parse_proc_cgroup(text: str) -> dict[str, str]:
+    """This process's cgroup path per v1 controller, and under "" its v2 (unified) path."""
+    paths = {}
+    for line in text.splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            paths[controller] = path
+    return paths
+
+
+def directory_of(mount: Mount, path: str) -> Path | None:
+    """Where `path` (relative to the hierarchy's root) is in this mount, or None when it lies outside it."""
+    root = mount.root.rstrip("/") or ""
+    if path != root and not path.startswith(root + "/"):
+        return None
+    return mount.point / path[len(root) :].lstrip("/")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the kernel says about this process's cgroups."""
+
+    mounts: list[Mount]
+    paths: dict[str, str]
+
+    @classmethod
+    def read(cls) -> Layout:
+        return cls(parse_mountinfo(Path("/proc/self/mountinfo").read_text()),
+                   parse_proc_cgroup(Path("/proc/self/cgroup").read_text()))  # fmt: skip
+
+    def v1_directory(self, controller: str) -> Path | None:
+        for mount in self.mounts:
+            if mount.version == 1 and controller in mount.controllers and controller in self.paths:
+                return directory_of(mount, self.paths[controller])
+        return None
+
+    def v2_directory(self) -> Path | None:
+        for mount in self.mounts:
+            if mount.version == 2 and "" in self.paths:
+                return directory_of(mount, self.paths[""])
+        return None
+
+
+class RunCgroup(Protocol):
+    """The cgroup(s) of one run."""
+
+    def procs_files(self) -> list[str]: ...
+    def tighten_memory(self, limit_bytes: int) -> None: ...
+    def oom_kills(self) -> int: ...
+    def fork_refusals(self) -> int: ...
+    def peak_memory_bytes(self) -> int: ...
+    def close(self) -> int: ...
+
+
+class Cgroups(Protocol):
+    """Where this process makes its runs' cgroups."""
+
+    version: int
+
+    def new_run(self, memory_bytes: int, pids: int) -> RunCgroup: ...
+    def runs(self) -> list[Path]: ...
+    def sweep(self) -> int: ...
+    def describe(self) -> str: ...
+
+
+def find_cgroups(layout: Layout | None = None) -> Cgroups:
+    """The cgroups this process can give its runs: v1 where memory and pids are v1 hierarchies, else v2.
+
+    Raises CgroupUnavailable saying why and what to do.
+    """
+    layout = layout or Layout.read()
+    if host_version(layout) == 1:
+        return V1Cgroups.of(layout)
+    directory = layout.v2_directory()
+    if directory is None:
+        raise CgroupUnavailable(
+            "no cgroup v2 mount holds this process's cgroup and cgroup v1 `memory` and `pids` are not both mounted: "
+            "mount cgroup2 at /sys/fs/cgroup"
+        )
+    return V2Cgroups.of(directory)
+
+
+def host_version(layout: Layout | None = None) -> int:
+    """1 where memory and pids are v1 hierarchies (hybrid hosts), else 2; reads only, changes nothing."""
+    layout = layout or Layout.read()
+    return 1 if all(c in layout.paths for c in V1_CONTROLLERS) else 2
+
+
+def _run_name() -> str:
+    return f"{RUN_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+def _creator_alive(directory: Path) -> bool:
+    """Whether the process that made this run directory still exists (in this PID namespace)."""
+    pid = directory.name.removeprefix(RUN_PREFIX).split("-", 1)[0]
+    if not pid.isdigit():
+        return True  # not one of ours by this scheme: left to the age rule
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _is_stale(directory: Path) -> bool:
+    with contextlib.suppress(OSError):
+        return not _creator_alive(directory) or time.time() - directory.stat().st_mtime > STALE_RUN_S
+    return False
+
+
+def _pids_in(directory: Path) -> set[int]:
+    with contextlib.suppress(OSError):
+        return {int(p) for p in (directory / "cgroup.procs").read_text().split()}
+    return set()
+
+
+def _kill_all(directories: list[Path]) -> int:
+    """SIGKILL everything in these cgroups until they are empty (5 s at most); how many there were."""
+    leftovers = set().union(*(_pids_in(d) for d in directories))
+    deadline = time.monotonic() + 5
+    while (pids := set().union(*(_pids_in(d) for d in directories))) and time.monotonic() < deadline:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.005)
+    return len(leftovers)
+
+
+def _remove(directory: Path) -> None:
+    for _ in range(200):  # rmdir fails with EBUSY until the last task is reaped
+        try:
+            directory.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.005)
+
+
+def _read_key(path: Path, key: str) -> int:
+    """`key N` from a flat-keyed cgroup file (memory.events, pids.events, memory.oom_control); 0 if absent."""
+    with contextlib.suppress(FileNotFoundError):
+        for line in path.read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    return 0
+
+
+def _writable(directory: Path) -> bool:
+    return directory.is_dir() and os.access(directory, os.W_OK)
+
+
+# --- cgroup v1 -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class V1Cgroups:
+    bases: dict[str, Path]
+    version: int = 1
+
+    @classmethod
+    def of(cls, layout: Layout) -> V1Cgroups:
+        bases = {}
+        for controller in V1_CONTROLLERS:
+            base = layout.v1_directory(controller)
+            if base is None or not _writable(base):
+                raise CgroupUnavailable(
+                    f"cgroup v1 controller `{controller}` is not writable here ({base or 'not mounted'}): run as root, "
+                    "or give this user a cgroup of its own"
+                )
+            bases[controller] = base
+        return cls(bases)
+
+    def new_run(self, memory_bytes: int, pids: int) -> V1Run:
+        return V1Run(self, memory_bytes, pids)
+
+    def runs(self) -> list[Path]:
+        return [d for base in self.bases.values() for d in base.glob(f"{RUN_PREFIX}*")]
+
+    def sweep(self) -> int:
+        """Remove runs whose creator died (or that are empty and old); how many were removed."""
+        names = {d.name for d in self.runs() if _is_stale(d)}
+        for name in names:
+            dirs = [base / name for base in self.bases.values()]
+            _kill_all(dirs)
+            for directory in dirs:
+                _remove(directory)
+        return len(names)
+
+    def describe(self) -> str:
+        return "cgroup v1 " + ", ".join(f"{c} under {p}" for c, p in self.bases.items())
+
+
+class V1Run:
+    """A memory + pids cgroup pair, removed (with anything left in it) on close."""
+
+    def __init__(self, cgroups: V1Cgroups, memory_bytes: int, pids: int) -> None:
+        name = _run_name()
+        self.dirs: dict[str, Path] = {}
+        for controller, base in cgroups.bases.items():
+            (base / name).mkdir()
+            self.dirs[controller] = base / name
+        self._set_memory(memory_bytes)
+        (self.dirs["pids"] / "pids.max").write_text(str(pids))
+
+    def tighten_memory(self, limit_bytes: int) -> None:
+        """The kernel refuses (EBUSY) while usage is above the new limit and not yet reclaimed;
+        give reclaim a moment, then fail the run rather than go on under the looser limit."""
+        for attempt in range(20):
+            try:
+                self._set_memory(limit_bytes)
+                return
+            except OSError as exc:
+                if exc.errno != errno.EBUSY or attempt == 19:
+                    raise
+                time.sleep(0.01)
+
+    def _set_memory(self, limit: int) -> None:
+        memory = self.dirs["memory"]
+        current = int((memory / "memory.limit_in_bytes").read_text())
+        # memsw (memory + swap) may never be below the memory limit: order the two writes.
+        files = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
+        for name in files if limit < current else reversed(files):
+            with contextlib.suppress(FileNotFoundError):  # no swap accounting: no swap to limit
+                (memory / name).write_text(str(limit))
+
+    def procs_files(self) -> list[str]:
+        return [str(directory / "cgroup.procs") for directory in self.dirs.values()]
+
+    def oom_kills(self) -> int:
+        return _read_key(self.dirs["memory"] / "memory.oom_control", "oom_kill")
+
+    def fork_refusals(self) -> int:
+        return _read_key(self.dirs["pids"] / "pids.events", "max")
+
+    def peak_memory_bytes(self) -> int:
+        return int((self.dirs["memory"] / "memory.max_usage_in_bytes").read_text())
+
+    def close(self) -> int:
+        """Kill whatever is left, remove the cgroups; returns how many processes had to be killed."""
+        killed = _kill_all(list(self.dirs.values()))
+        for directory in self.dirs.values():
+            _remove(directory)
+        return killed
+
+
+# --- cgroup v2 -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class V2Cgroups:
+    base: Path  # runs are made here, beside SERVICE_LEAF
+    version: int = 2
+
+    @classmethod
+    def of(cls, own: Path) -> V2Cgroups:
+        """Set up (once per process tree) and return where runs go, starting from this process's cgroup."""
+        if own.name == SERVICE_LEAF:  # this process or its parent set up already
+            return cls(own.parent)
+        if not (own / "cgroup.type").exists():  # only the host's real root cgroup lacks cgroup.type
+            _enable(own)  # the root may hold processes and still give controllers to children
+            base = own / SUBTREE
+            _make(base)
+            _enable(base, move_into=base / SERVICE_LEAF, movers={os.getpid()})
+            return cls(base)
+        _enable(own, move_into=own / SERVICE_LEAF, movers=None)
+        return cls(own)
+
+    def new_run(self, memory_bytes: int, pids: int) -> V2Run:
+        return V2Run(self.base / _run_name(), memory_bytes, pids)
+
+    def runs(self) -> list[Path]:
+        return list(self.base.glob(f"{RUN_PREFIX}*"))
+
+    def sweep(self) -> int:
+        stale = [d for d in self.runs() if _is_stale(d)]
+        for directory in stale:
+            _kill_v2(directory)
+            _remove(directory)
+        return len(stale)
+
+    def describe(self) -> str:
+        return f"cgroup v2 under {self.base}"
+
+
+def _make(directory: Path) -> None:
+    try:
+        directory.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise CgroupUnavailable(f"cannot create the cgroup {directory}: {exc.strerror}; {_DELEGATE_HINT}") from None
+
+
+_DELEGATE_HINT = (
+    "run the service in a cgroup delegated to its user (systemd: `Delegate=yes` in its unit, or "
+    "`systemd-run --user --scope -p Delegate=yes reward-api serve`; containers: a private cgroup namespace)"
+)
+
+
+def _enable(directory: Path, move_into: Path | None = None, movers: set[int] | None = None) -> None:
+    """Enable memory and pids for the children of `directory`; first move `movers` (None: every process in
+    it) into the leaf `move_into`, since v2 gives children controllers only from a cgroup with no processes."""
+    available = set((directory / "cgroup.controllers").read_text().split()) if directory.exists() else set()
+    missing = [c for c in V2_CONTROLLERS if c not in available]
+    if missing:
+        raise CgroupUnavailable(
+            f"cgroup v2 controller(s) {', '.join(missing)} are not available in {directory} "
+            f"(cgroup.controllers: {' '.join(sorted(available)) or 'none'}); {_DELEGATE_HINT}"
+        )
+    if not os.access(directory / "cgroup.subtree_control", os.W_OK):
+        raise CgroupUnavailable(f"the cgroup {directory} is not writable by uid {os.geteuid()}; {_DELEGATE_HINT}")
+    if move_into is not None:
+        _make(move_into)
+        _move_processes(directory, move_into, movers)
+    try:
+        (directory / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in V2_CONTROLLERS))
+    except OSError as exc:
+        raise CgroupUnavailable(
+            f"cannot enable {', '.join(V2_CONTROLLERS)} for the children of {directory}: {exc.strerror} "
+            f"(processes still in it: {sorted(_pids_in(directory))[:5]}); {_DELEGATE_HINT}"
+        ) from None
+
+
+def _move_processes(source: Path, leaf: Path, only: set[int] | None) -> None:
+    """Move processes of `source` into `leaf`, again until none is left (a process may fork meanwhile)."""
+    for _ in range(50):
+        pids = _pids_in(source) if only is None else only & _pids_in(source)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                (leaf / "cgroup.procs").write_text(str(pid))
+            except ProcessLookupError:
+                pass
+            except OSError as exc:
+                if exc.errno != errno.ESRCH:
+                    raise CgroupUnavailable(
+                        f"cannot move process {pid} from {source} into {leaf}: {exc.strerror}; {_DELEGATE_HINT}"
+                    ) from None
+        if only is not None:
+            return
+
+
+def _kill_v2(directory: Path) -> int:
+    """cgroup.kill (Linux 5.14+) kills every process at once, forks in progress included; else signal each."""
+    count = len(_pids_in(directory))
+    kill = directory / "cgroup.kill"
+    if count and kill.exists():
+        with contextlib.suppress(OSError):
+            kill.write_text("1")
+    return max(count, _kill_all([directory]))
+
+
+class V2Run:
+    """One v2 cgroup with memory (tmpfs pages included, no swap) and pids bounds."""
+
+    def __init__(self, directory: Path, memory_bytes: int, pids: int) -> None:
+        directory.mkdir()
+        self.dir = directory
+        (directory / "memory.max").write_text(str(memory_bytes))
+        with contextlib.suppress(FileNotFoundError):  # no swap accounting: no swap to limit
+            (directory / "memory.swap.max").write_text("0")
+        (directory / "pids.max").write_text(str(pids))
+
+    def tighten_memory(self, limit_bytes: int) -> None:
+        """v2 reclaims down to the new bound (or OOM-kills in the run) instead of refusing the write."""
+        (self.dir / "memory.max").write_text(str(limit_bytes))
+
+    def procs_files(self) -> list[str]:
+        return [str(self.dir / "cgroup.procs")]
+
+    def oom_kills(self) -> int:
+        return _read_key(self.dir / "memory.events", "oom_kill")
+
+    def fork_refusals(self) -> int:
+        return _read_key(self.dir / "pids.events", "max")
+
+    def peak_memory_bytes(self) -> int:
+        with contextlib.suppress(FileNotFoundError):  # memory.peak: Linux 5.19+
+            return int((self.dir / "memory.peak").read_text())
+        return 0
+
+    def close(self) -> int:
+        killed = _kill_v2(self.dir)
+        _remove(self.dir)
+        return killed
