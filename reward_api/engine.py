@@ -115,6 +115,7 @@ class RewardEngine:
             slow_after_s=config.slow_after_s,
             max_slow=config.max_slow_calls or 4 * config.worker_count(),
             heavy_size=config.worker_count() if config.heavy_workers < 0 else config.heavy_workers,
+            children_size=4 * config.worker_count() if config.code_workers < 0 else config.code_workers,
         )
         self.metrics.slow_calls.set_function(lambda: self.pool.slow)
         self.metrics.cache_bytes.set_function(lambda: self.cache.lru.bytes)
@@ -241,10 +242,10 @@ class RewardEngine:
         stopped) only when no request waits for it any more."""
         shared = self._in_flight.get(key)
         if shared is None or shared.cancelling:
-            renice = job.task != "code"  # a code item's work is its sandboxed programs, limited on their own
             call = self.pool.call(
                 grade_text, job, deadline_s=deadline_s, wait_until=wait_until,
-                renice_when_slow=renice, heavy=looks_costly(job),
+                in_children=job.task == "code",  # its work is its sandboxed programs, limited on their own
+                heavy=looks_costly(job),
             )  # fmt: skip
             shared = _SharedCall(asyncio.ensure_future(call))
             self._in_flight[key] = shared

@@ -25,7 +25,10 @@ it keep their worker rather than be cut.
 
 Calls that look costly before they start (the caller says so: `heavy=True`) go to a
 heavy lane of `heavy_size` workers kept at a low CPU priority from their start: they
-never take a normal worker, and they cost no fork, unlike a demotion.
+never take a normal worker, and they cost no fork, unlike a demotion. Calls whose work
+runs in child processes (`in_children=True`: sandboxed programs, which mostly means
+waiting) go to a lane of `children_size` workers of their own, so programs spinning to
+their time limit never hold the workers normal items need.
 
 Faults: a worker that dies during a call (killed from outside, segfault) is replaced
 and the call is retried once on a fresh worker; a call that kills two workers answers
@@ -162,11 +165,34 @@ class _Worker:
                 with contextlib.suppress(OSError, ValueError):
                     os.setpriority(os.PRIO_PROCESS, int(task.name), niceness)
 
+    def idle_children(self) -> None:
+        """Move every process below this worker (its sandboxed programs) to SCHED_IDLE: they run only on CPU
+        nothing else wants. Processes they start later inherit it."""
+        for pid in _descendants(self.process.pid):
+            with contextlib.suppress(OSError):
+                for task in Path(f"/proc/{pid}/task").iterdir():
+                    with contextlib.suppress(OSError, ValueError):
+                        os.sched_setscheduler(int(task.name), os.SCHED_IDLE, os.sched_param(0))
+
     def kill(self) -> None:
         """SIGKILL, without waiting: the forkserver, its parent, reaps it (the event loop must not block)."""
         with contextlib.suppress(Exception):
             self.process.kill()
         self.conn.close()
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below `pid`, from /proc/PID/task/TID/children."""
+    found, frontier = [], [pid]
+    while frontier:
+        parent = frontier.pop()
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{parent}/task").iterdir():
+                with contextlib.suppress(OSError):
+                    frontier.extend(int(child) for child in (task / "children").read_text().split())
+        if parent != pid:
+            found.append(parent)
+    return found
 
 
 @dataclass(eq=False)
@@ -196,6 +222,7 @@ class WorkerPool:
         slow_after_s: float = 0.25,
         max_slow: int | None = None,
         heavy_size: int = 0,
+        children_size: int = 0,
     ) -> None:
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
@@ -212,6 +239,7 @@ class WorkerPool:
         self._ctx.set_forkserver_preload(list(preload))
         self._normal = _Lane(size, niceness=0)
         self._heavy = _Lane(heavy_size, niceness=LOW_NICENESS)
+        self._children = _Lane(children_size, niceness=0)
         self._slow: set[_Worker] = set()  # demoted, each finishing one slow call
         self._slow_in_children: set[_Worker] = set()  # the same, for calls whose work is in child processes
         self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="pool-io")
@@ -222,7 +250,7 @@ class WorkerPool:
         self.restarts = 0
 
     async def start(self) -> None:
-        lanes = [lane for lane in (self._normal, self._heavy) for _ in range(lane.size)]
+        lanes = [lane for lane in (self._normal, self._heavy, self._children) for _ in range(lane.size)]
         for worker in await asyncio.gather(*(self._spawn(lane) for lane in lanes)):
             worker.lane.idle.put_nowait(worker)
         self._started = True
@@ -249,15 +277,16 @@ class WorkerPool:
         *args: Any,
         deadline_s: float | None = None,
         wait_until: float | None = None,
-        renice_when_slow: bool = True,
+        in_children: bool = False,
         heavy: bool = False,
     ) -> CallOutcome:
         """Run `func(*args)` in a worker within `deadline_s` (default: the pool's), if a worker is free
         by `wait_until` (time.monotonic(); default: wait as long as it takes).
 
-        `renice_when_slow=False` is for calls whose work runs in child processes of their own
-        limits (sandboxed programs): demoting such a call frees its pool slot but keeps its priority.
-        `heavy=True` sends a call that looks costly to the heavy lane, when the pool has one.
+        `in_children=True` is for calls whose work runs in child processes of their own limits (sandboxed
+        programs): they take the children lane when the pool has one, and demoting such a call frees its
+        slot but keeps its priority. `heavy=True` sends a call that looks costly to the heavy lane, when the
+        pool has one.
         """
         asked = time.monotonic()
         deadline = self.deadline_s if deadline_s is None else deadline_s
@@ -266,11 +295,16 @@ class WorkerPool:
             request = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
         except _UNPICKLABLE as exc:
             return CallOutcome("error", error=f"the item cannot be sent to a grading process ({type(exc).__name__})")
-        lane = self._heavy if heavy and self._heavy.size else self._normal
-        outcome = await self._attempt(lane, request, asked, wait_until, deadline, renice_when_slow)
+        lane = self._normal
+        if heavy and self._heavy.size:
+            lane = self._heavy
+        elif in_children and self._children.size:
+            lane = self._children
+        renice = not in_children
+        outcome = await self._attempt(lane, request, asked, wait_until, deadline, renice)
         if outcome.worker_died:
             log.warning("grading process died mid-call; retrying the call once on a fresh worker")
-            outcome = await self._attempt(lane, request, asked, wait_until, deadline, renice_when_slow)
+            outcome = await self._attempt(lane, request, asked, wait_until, deadline, renice)
         return outcome
 
     async def close(self) -> None:
@@ -391,6 +425,8 @@ class WorkerPool:
         (self._slow if renice else self._slow_in_children).add(worker)
         if renice:
             worker.renice(LOW_NICENESS)
+        else:
+            worker.idle_children()  # a program still running after slow_after_s waits for spare CPU
         self._start_replacement(worker.lane)
 
     def _release(self, worker: _Worker) -> None:
@@ -412,7 +448,7 @@ class WorkerPool:
             self._start_replacement(worker.lane)
 
     def _worker_sets(self) -> tuple[set[_Worker], ...]:
-        return (self._normal.workers, self._heavy.workers, self._slow, self._slow_in_children)
+        return (self._normal.workers, self._heavy.workers, self._children.workers, self._slow, self._slow_in_children)
 
     def _forget(self, worker: _Worker) -> None:
         for workers in self._worker_sets():

@@ -38,7 +38,7 @@ ETC_ENTRIES = ("/etc/alternatives", "/etc/java-17-openjdk", "/etc/ld.so.cache")
 SANDBOX_PYTHON = "/usr/bin/python3"
 # Sandboxed programs yield the CPU to grading work (a normal math item is never starved by programs
 # spinning to their time limit); a test's wall limit does not count time it waited to run (runner.py).
-RUN_NICENESS = 10
+RUN_NICENESS = 15
 
 
 class Isolation(enum.Enum):

@@ -154,7 +154,7 @@ def test_past_the_cap_a_slow_call_is_cut_so_the_pool_keeps_flowing() -> None:
 
 def test_work_in_child_processes_is_not_cut_but_waits_in_line() -> None:
     async def body(pool: WorkerPool):
-        slow = asyncio.ensure_future(pool.call(pool_jobs.spin_then_report_niceness, 0.6, renice_when_slow=False))
+        slow = asyncio.ensure_future(pool.call(pool_jobs.spin_then_report_niceness, 0.6, in_children=True))
         await asyncio.sleep(0.3)
         quick = await pool.call(pool_jobs.add, 1, 1)
         return slow.done(), quick.value, (await slow)
