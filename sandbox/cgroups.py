@@ -33,7 +33,7 @@ from typing import Protocol
 V1_CONTROLLERS = ("memory", "pids")
 V2_CONTROLLERS = ("memory", "pids")
 RUN_PREFIX = "reward-sandbox-"
-SERVICE_LEAF = "reward-sandbox-service"  # v2: where the service's own processes live
+SERVICE_LEAF = "reward-service"  # v2: where the service's own processes live (never matches RUN_PREFIX)
 SUBTREE = "reward-sandbox"  # v2: made under the host's root cgroup, never filled directly
 STALE_RUN_S = 600  # an empty run directory this old is removed even if its creator lives
 

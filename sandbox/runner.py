@@ -33,6 +33,8 @@ import traceback
 
 PR_SET_DUMPABLE = 4
 STDERR_TAIL = 4096
+# How often a running test's CPU waits are looked at (seconds).
+WAIT_LOOK_S = 0.1
 # bwrap+rlimits: a runtime's writable memory beyond its heap flag (JVM metaspace, code cache, thread stacks).
 DATA_FACTOR = 2
 # Pre-imported so forked Python tests don't pay for the usual competitive-programming imports.
@@ -78,6 +80,8 @@ class Child:
         self.output_exceeded = False
         self.timed_out = False
         self.pidfd = -1
+        self.waited_seen = 0.0  # the CPU wait it had at the last look
+        self.waited_for_others = 0.0  # not counted against its wall time (count_waits)
 
 
 def spawn(spec, limits):
@@ -219,8 +223,9 @@ def run_children(specs, parallel, limits, emit, credits_fd=None):
         if not running:
             wait = None  # only the host's credits can let a test start
         else:
+            count_waits(running)
             now = time.monotonic()
-            wait = max(0.005, min(wall_deadline(child, limits) for child in running.values()) - now)
+            wait = min(WAIT_LOOK_S, max(0.005, min(wall_deadline(child, limits) for child in running.values()) - now))
         for key, _ in selector.select(timeout=wait):
             if key.data is None:  # the host's credits
                 granted = os.read(credits_fd, 4096)
@@ -277,17 +282,24 @@ def drain(child, selector, limits):
 
 
 def wall_deadline(child, limits):
-    """When a test has used up its wall time: time spent waiting for a CPU (sandboxed programs run at low
-    priority, behind grading work) is not counted, so a starved program is not judged too slow.
+    """When a test has used up its wall time, not counting time it waited for a CPU that others held
+    (sandboxed programs run at low priority, behind grading work: a starved program is not too slow)."""
+    return child.started + limits["wall_s"] + child.waited_for_others
 
-    /proc/PID/schedstat's second field is the time the task was runnable but not running, in ns.
-    """
-    try:
-        with open(f"/proc/{child.pid}/schedstat", "rb") as handle:
-            waited = int(handle.read().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        waited = 0.0
-    return child.started + limits["wall_s"] + waited
+
+def count_waits(running):
+    """Add to each test the time it waited for a CPU since the last look (schedstat's second field, in ns),
+    unless the sandbox holds more processes than tests: then its own processes held the CPU (a fork bomb)."""
+    crowded = sum(name.isdigit() for name in os.listdir("/proc")) > len(running) + 1  # + the runner
+    for child in running.values():
+        try:
+            with open(f"/proc/{child.pid}/schedstat", "rb") as handle:
+                waited = int(handle.read().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            continue
+        if not crowded:
+            child.waited_for_others += waited - child.waited_seen
+        child.waited_seen = waited
 
 
 def reap(running, limits):

@@ -12,8 +12,11 @@ cgroup, no process of the sandbox uid, no file it aimed at on the host, no conne
 to the host's listener, no drop in free disk), and the service's secret env var appears
 nowhere in the answer.
 
-The service runs inside cgroups of this module's own (its runs nest under them), so the
-leftover checks see exactly this module's runs, whatever else runs on the machine.
+On cgroup v1 the service runs inside cgroups of this module's own (its runs nest under them), so
+the leftover checks see exactly this module's runs, whatever else runs on the machine; on v2 it
+runs where sandbox/cgroups.py puts it (this test process sets that up first) and its runs are
+made beside it. The same module runs as root on this host and, in a cgroup-v2 guest, as root and
+as an ordinary user in a delegated subtree (tests/test_cgroup2_guest.py).
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ import httpx
 import pytest
 
 from reward_api.local import LocalServer
+from sandbox.cgroups import V1_CONTROLLERS, Layout, find_cgroups, host_version
 from sandbox.client import RemoteJudge
 from sandbox.executor import Limits
-from sandbox.isolation import CONTROLLERS, SANDBOX_UID, _own_cgroup
+from sandbox.isolation import NOBODY
 from sandbox.judge import AssertTest, CallTest, JudgeReport, StdioTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
 from sandbox.languages import get_language
@@ -693,24 +697,31 @@ REWARD_HACKS = [
 
 
 class Host:
-    """This module's own memory and pids cgroups: the service runs in them, so its sandboxes nest there."""
+    """Where this module's sandbox runs are made, and what would be left of them."""
 
     def __init__(self) -> None:
-        name = f"hostile-tests-{uuid.uuid4().hex[:8]}"
-        self.name = name
-        self.parents = {c: _own_cgroup(c) for c in CONTROLLERS}
-        self.dirs = [parent / name for parent in self.parents.values()]
+        self.name = f"hostile-tests-{uuid.uuid4().hex[:8]}"
+        self.version = host_version()
+        layout = Layout.read()
+        # v1: memory and pids cgroups of this module's own, the service inside them; v2: set up here first.
+        # bwrap+rlimits (no writable cgroup): no cgroups at all.
+        self.parents = {c: layout.v1_directory(c) for c in V1_CONTROLLERS} if self.version == 1 else {}
+        if not all(parent and os.access(parent, os.W_OK) for parent in self.parents.values()):
+            self.parents = {}
+        self.dirs = [parent / self.name for parent in self.parents.values()]
 
     def __enter__(self) -> Host:
         for directory in self.dirs:
             directory.mkdir()
             (directory / "cgroup.procs").write_text(str(os.getpid()))
+        if self.version == 2 and os.environ.get("SANDBOX_ISOLATION") != "bwrap-rlimits":
+            self.dirs = [find_cgroups().base]  # type: ignore[attr-defined]
         return self
 
     def __exit__(self, *exc: object) -> None:
         for parent in self.parents.values():
             (parent / "cgroup.procs").write_text(str(os.getpid()))
-        for directory in self.dirs:
+        for directory in self.dirs if self.parents else []:
             for _ in range(100):
                 with contextlib.suppress(OSError):
                     directory.rmdir()
@@ -718,14 +729,15 @@ class Host:
                 time.sleep(0.05)
 
     def leftovers(self) -> list[str]:
-        """Sandbox cgroups still there, sandbox-uid processes in this module's cgroups, daemons anywhere."""
+        """Run cgroups still there; daemons anywhere; as root, `nobody` processes in this module's cgroups."""
         found = [str(p) for directory in self.dirs for p in directory.glob("reward-sandbox-*")]
         for proc in Path("/proc").iterdir():
             with contextlib.suppress(OSError):
-                if not proc.name.isdigit() or proc.stat().st_uid != SANDBOX_UID:
+                if not proc.name.isdigit():
                     continue
                 cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                if self.name in (proc / "cgroup").read_text() or DAEMON in cmdline:
+                in_ours = any(str(d).removeprefix("/sys/fs/cgroup") in (proc / "cgroup").read_text() for d in self.dirs)
+                if DAEMON in cmdline or (os.geteuid() == 0 and proc.stat().st_uid == NOBODY and in_ours):
                     found.append(f"pid {proc.name}: {cmdline}")
         return found
 
@@ -806,7 +818,8 @@ class Hostile:
             assert self.host.leftovers() == []
         for directory in ("/", "/etc", "/usr", "/usr/bin", "/tmp", str(REPO)):
             assert not (Path(directory) / MARKER).exists(), f"{directory}/{MARKER} appeared on the host"
-        assert not [p for p in Path("/tmp").iterdir() if _owner(p) == SANDBOX_UID], "files of the sandbox uid in /tmp"
+        if os.geteuid() == 0:  # as an ordinary user the programs share the test's uid (in their own namespace)
+            assert not [p for p in Path("/tmp").iterdir() if _owner(p) == NOBODY], "files of the sandbox uid in /tmp"
         assert shutil.disk_usage("/tmp").free > free_before - DISK_SLACK_BYTES, "host disk filled up"
         with pytest.raises(BlockingIOError):  # nothing reached the host's listener
             self.listener.accept()

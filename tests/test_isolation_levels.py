@@ -1,0 +1,180 @@
+"""Isolation levels where users run: the service as root or as an ordinary user, cgroup v1 or v2.
+
+This module runs on this host (root, hybrid cgroup v1) in the suite, and, whole, inside a
+cgroup-v2-only guest as root and as an ordinary user in a delegated subtree
+(tests/test_cgroup2_guest.py), where EXPECT_ISOLATION names the level the guest must reach.
+
+- The service grades math and code at the host's level, named in /readyz and in every code
+  result's details.
+- A grading worker SIGKILLed mid-run leaves no cgroup: the pool's replacement sweeps it; a run
+  directory left by a dead process is removed, with its processes, when a service starts.
+- As an ordinary user on a host without a writable cgroup (this one: the `as_nobody` tests, run
+  here only), the service starts: math is graded, code is answered `error` with the reason, or
+  graded at `bwrap+rlimits` when the operator chose it; and the hostile suite's Python programs
+  stay contained at that level.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+
+from reward_api.local import LocalServer, free_port
+from sandbox.cgroups import RUN_PREFIX, find_cgroups, host_version
+from tests.as_user import REPO, as_user_argv
+
+NOBODY = 65534
+MATH = {"task": "math", "completion": "so \\boxed{\\frac{1}{2}}", "reference": "0.5"}
+A_PLUS_B = {"inputs": ["1 2\n", "5 7\n"], "outputs": ["3", "12"]}
+CODE = {"task": "code", "completion": "```python\nprint(sum(map(int, input().split())))\n```", "reference": A_PLUS_B}
+SLEEPER = {
+    "task": "code",
+    "completion": "```python\nimport time\ntime.sleep(60)\n```",
+    "reference": {"inputs": ["\n"], "outputs": [""], "time_limit": 30, "total_time_limit": 40},
+}
+
+
+def expected_level() -> str:
+    """What this host gives the default isolation: the guest says; here, root on the host's cgroup version."""
+    return os.environ.get("EXPECT_ISOLATION") or f"bwrap+cgroup{host_version()}"
+
+
+def grade(url: str, items: list[dict], timeout: float = 120) -> list[dict]:
+    answer = httpx.post(f"{url}/v1/rewards", json={"items": items}, timeout=timeout)
+    assert answer.status_code == 200, answer.text
+    return answer.json()["results"]
+
+
+def test_service_grades_math_and_code_at_the_hosts_level(tmp_path: Path) -> None:
+    with LocalServer(tmp_path, REWARD_API_WORKERS="1", REWARD_API_CODE_WORKERS="1") as server:
+        math, code = grade(server.url, [MATH, CODE])
+        ready = httpx.get(f"{server.url}/readyz").json()
+    assert math["status"] == "ok" and math["reward"] == 1.0, math
+    assert code["status"] == "ok" and code["reward"] == 1.0, code
+    assert code["details"]["accuracy"]["isolation"] == expected_level()
+    assert ready["code"]["available"] is True and ready["code"]["isolation"] == expected_level()
+
+
+def _runs_of(pid: int) -> list[Path]:
+    return [run for run in find_cgroups().runs() if run.name.startswith(f"{RUN_PREFIX}{pid}-")]
+
+
+def _creator(run: Path) -> int:
+    return int(run.name.removeprefix(RUN_PREFIX).split("-")[0])
+
+
+def test_a_worker_killed_mid_run_leaves_no_cgroup(tmp_path: Path) -> None:
+    """The pool replaces a SIGKILLed grading worker (the call is retried on a fresh one) and sweeps the
+    killed worker's run cgroups."""
+    before = set(find_cgroups().runs())
+    settings = {"REWARD_API_WORKERS": "1", "REWARD_API_CODE_WORKERS": "1", "REWARD_API_DRAIN_S": "1"}
+    with LocalServer(tmp_path, **settings) as server:
+        post = threading.Thread(target=lambda: _quietly(grade, server.url, [SLEEPER]), daemon=True)
+        post.start()
+        deadline = time.monotonic() + 60
+        while not (new := set(find_cgroups().runs()) - before) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert new, "no sandbox run started within 60 s"
+        worker = _creator(next(iter(new)))
+        os.kill(worker, signal.SIGKILL)  # the grading worker, mid-run
+        deadline = time.monotonic() + 15
+        while _runs_of(worker) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _runs_of(worker) == [], f"the killed worker's run cgroups {sorted(new)} are still there"
+
+
+def _quietly(call, *args) -> None:
+    with contextlib.suppress(Exception):
+        call(*args)
+
+
+def test_a_dead_processs_run_is_removed_when_a_service_starts(tmp_path: Path) -> None:
+    """A run directory whose creator died, with a process still inside, is gone once a service has started."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    run = find_cgroups().new_run(256 << 20, 16)
+    stale = []
+    for procs in run.procs_files():
+        directory = Path(procs).parent
+        stale.append(directory.rename(directory.with_name(f"{RUN_PREFIX}{dead.pid}-stale")))
+    sleeper = subprocess.Popen(["sleep", "300"])
+    for directory in stale:
+        (directory / "cgroup.procs").write_text(str(sleeper.pid))
+    with LocalServer(tmp_path, REWARD_API_WORKERS="1", REWARD_API_CODE_WORKERS="1"):
+        pass
+    assert sleeper.wait(timeout=10) == -signal.SIGKILL
+    assert not any(directory.exists() for directory in stale)
+
+
+# --- an ordinary user ---------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def served_as(uid: int, tmp_path: Path, **settings: str) -> Iterator[tuple[str, subprocess.Popen]]:
+    port = free_port()
+    env = {"REWARD_API_PORT": str(port), "REWARD_API_WORKERS": "1", "REWARD_API_CODE_WORKERS": "1"} | settings
+    log = (tmp_path / f"as-{uid}-{port}.log").open("wb")
+    process = subprocess.Popen(
+        as_user_argv(uid, ["python", "-m", "reward_api.cli", "serve"], env), stdout=log, stderr=log
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            assert process.poll() is None, (tmp_path / f"as-{uid}-{port}.log").read_text()
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                    break
+            time.sleep(0.3)
+        yield url, process
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
+
+
+def _service_uid(process: subprocess.Popen) -> set[int]:
+    """The uids of the service's processes (the launcher execs into it through unshare, sh, setpriv, env)."""
+    return {int(line.split()[1]) for line in Path(f"/proc/{process.pid}/status").read_text().splitlines()
+            if line.startswith("Uid:")}  # fmt: skip
+
+
+def test_as_nobody_without_a_cgroup_code_is_an_error_with_its_reason(tmp_path: Path) -> None:
+    with served_as(NOBODY, tmp_path) as (url, process):
+        assert _service_uid(process) == {NOBODY}
+        math, code = grade(url, [MATH, CODE])
+        ready = httpx.get(f"{url}/readyz").json()
+    assert math["status"] == "ok" and math["reward"] == 1.0, math
+    assert code["status"] == "error" and "no writable cgroup" in code["details"]["reason"], code
+    assert "bwrap-rlimits" in code["details"]["reason"]
+    assert ready["code"]["available"] is False and ready["code"]["isolation"] == "unavailable"
+
+
+def test_as_nobody_the_operator_may_choose_rlimits(tmp_path: Path) -> None:
+    with served_as(NOBODY, tmp_path, REWARD_API_SANDBOX_ISOLATION="bwrap-rlimits") as (url, _):
+        [code] = grade(url, [CODE])
+        ready = httpx.get(f"{url}/readyz").json()
+    assert code["status"] == "ok" and code["reward"] == 1.0, code
+    assert code["details"]["accuracy"]["isolation"] == "bwrap+rlimits"
+    assert ready["code"]["isolation"] == "bwrap+rlimits" and "weaker" in ready["code"]["detail"]
+
+
+def test_hostile_python_programs_are_contained_at_rlimits_as_nobody(tmp_path: Path) -> None:
+    """The hostile suite's Python rows, through `sandbox serve` run by `nobody` at bwrap+rlimits."""
+    argv = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_sandbox_hostile.py",
+            "-k", "py- or kept_answering", "--basetemp", str(tmp_path / "hostile")]  # fmt: skip
+    tmp_path.chmod(0o777)
+    run = subprocess.run(
+        as_user_argv(NOBODY, argv, {"SANDBOX_ISOLATION": "bwrap-rlimits"}),
+        capture_output=True, text=True, timeout=600, cwd=REPO, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert " passed" in run.stdout and " failed" not in run.stdout
