@@ -40,7 +40,7 @@ class Config(HttpSettings):
     heavy_workers: int = -1  # low-priority workers for items that look costly (integrals, long sums, ...)
     # from the start; -1 = one per worker, 0 = none (such items share the normal workers)
     # workers for code items, which mostly wait for their sandboxed programs: a program spinning to its time
-    # limit never holds a worker normal items need; -1 = four per worker, 0 = none (code shares the normal workers)
+    # limit never holds a worker normal items need; -1 = one per worker, 0 = none (code shares the normal workers)
     code_workers: int = -1
     sandbox_urls: str = ""  # sandbox service base URLs, comma-separated; empty = judge code in-process
     sandbox_auth_token: str = ""  # bearer token the sandbox service wants (its SANDBOX_AUTH_TOKEN)

@@ -115,7 +115,7 @@ class RewardEngine:
             slow_after_s=config.slow_after_s,
             max_slow=config.max_slow_calls or 4 * config.worker_count(),
             heavy_size=config.worker_count() if config.heavy_workers < 0 else config.heavy_workers,
-            children_size=4 * config.worker_count() if config.code_workers < 0 else config.code_workers,
+            children_size=config.worker_count() if config.code_workers < 0 else config.code_workers,
         )
         self.metrics.slow_calls.set_function(lambda: self.pool.slow)
         self.metrics.cache_bytes.set_function(lambda: self.cache.lru.bytes)

@@ -71,9 +71,12 @@ def _vng_argv(command: str, *, kvm: bool, memory: str = "4G", cpus: int = 2) -> 
 def _run(argv: list[str], timeout_s: float) -> tuple[int | None, str, float | None]:
     """Runs vng in its own session; (exit status or None past the timeout, output, seconds to READY)."""
     start = time.monotonic()
+    # vng runs virtme-run and friends from PATH: its venv's bin/ goes first.
+    env = os.environ | {"PATH": f"{Path(argv[0]).parent}:{os.environ.get('PATH', '')}"}
     proc = subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
-    )
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        env=env,
+    )  # fmt: skip
     lines: list[str] = []
     ready: list[float] = []
 
