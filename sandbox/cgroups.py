@@ -99,13 +99,14 @@ class Layout:
                    parse_proc_cgroup(Path("/proc/self/cgroup").read_text()))  # fmt: skip
 
     def v1_directory(self, controller: str) -> Path | None:
-        for mount in self.mounts:
+        # The last mount on a point hides the earlier ones (a bind mount over a runtime's read-only cgroup mount).
+        for mount in reversed(self.mounts):
             if mount.version == 1 and controller in mount.controllers and controller in self.paths:
                 return directory_of(mount, self.paths[controller])
         return None
 
     def v2_directory(self) -> Path | None:
-        for mount in self.mounts:
+        for mount in reversed(self.mounts):
             if mount.version == 2 and "" in self.paths:
                 return directory_of(mount, self.paths[""])
         return None

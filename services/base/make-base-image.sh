@@ -10,8 +10,8 @@
 # The Debian mirror: the argument, else DEBIAN_MIRROR, else the one this host's apt already uses (the first
 # source for bookworm main in /etc/apt/sources.list, /etc/apt/sources.list.d/*.list or, deb822,
 # /etc/apt/sources.list.d/*.sources; on a Debian host of another release, the first source for its own release,
-# which serves bookworm too). The security mirror likewise (DEBIAN_SECURITY_MIRROR, else the host's
-# bookworm-security source, else the mirror's sibling .../debian-security).
+# which serves bookworm too). The security mirror: DEBIAN_SECURITY_MIRROR, else (mirror from apt's sources) the
+# host's bookworm-security source, else the mirror's sibling .../debian-security.
 #
 # Needs root, debootstrap and podman (apt-get install debootstrap podman runc). Takes about 2 minutes.
 # Environment: BASE_IMAGE (the name to import as), DEBIAN_MIRROR, DEBIAN_SECURITY_MIRROR, PODMAN (e.g.
@@ -67,6 +67,13 @@ apt_source_uris() {
     ' "${files[@]}"
 }
 
+# The first of them (all read first: `| head -n 1` could end awk with SIGPIPE, fatal under pipefail).
+first_apt_source_uri() {
+    local uris
+    uris="$(apt_source_uris "$@")"
+    echo "${uris%%$'\n'*}"
+}
+
 # This host's own Debian release (VERSION_CODENAME of /etc/os-release), if it is Debian.
 host_debian_release() {
     local os_release="${OS_RELEASE:-/etc/os-release}"
@@ -91,14 +98,16 @@ fi
 mirror="${1:-${DEBIAN_MIRROR:-}}"
 mirror_from="argument"
 [[ -n ${1:-} ]] || mirror_from="DEBIAN_MIRROR"
+mirror_from_apt=0
 if [[ -z $mirror ]]; then
-    mirror="$(apt_source_uris "$suite" main | head -n 1)"
+    mirror="$(first_apt_source_uri "$suite" main)"
     mirror_from="$apt_dir ($suite main)"
+    mirror_from_apt=1
 fi
 if [[ -z $mirror ]]; then
     release="$(host_debian_release)"
     if [[ -n $release && $release != "$suite" ]]; then
-        mirror="$(apt_source_uris "$release" main | head -n 1)"
+        mirror="$(first_apt_source_uri "$release" main)"
         mirror_from="$apt_dir ($release main: this Debian host's release; the mirror serves $suite too)"
     fi
 fi
@@ -111,8 +120,8 @@ fi
 mirror="${mirror%/}"
 security_mirror="${DEBIAN_SECURITY_MIRROR:-}"
 security_from="DEBIAN_SECURITY_MIRROR"
-if [[ -z $security_mirror ]]; then
-    security_mirror="$(apt_source_uris "$suite-security" main | head -n 1)"
+if [[ -z $security_mirror ]] && ((mirror_from_apt)); then
+    security_mirror="$(first_apt_source_uri "$suite-security" main)"
     security_from="$apt_dir ($suite-security main)"
 fi
 if [[ -z $security_mirror ]]; then
