@@ -160,19 +160,17 @@ class _Worker:
 
     def renice(self, niceness: int) -> None:
         """Lower every thread's priority (Linux niceness is per thread)."""
-        with contextlib.suppress(OSError):
-            for task in Path(f"/proc/{self.process.pid}/task").iterdir():
-                with contextlib.suppress(OSError, ValueError):
-                    os.setpriority(os.PRIO_PROCESS, int(task.name), niceness)
+        for thread in _threads(self.process.pid):
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, thread, niceness)
 
     def idle_children(self) -> None:
         """Move every process below this worker (its sandboxed programs) to SCHED_IDLE: they run only on CPU
         nothing else wants. Processes they start later inherit it."""
         for pid in _descendants(self.process.pid):
-            with contextlib.suppress(OSError):
-                for task in Path(f"/proc/{pid}/task").iterdir():
-                    with contextlib.suppress(OSError, ValueError):
-                        os.sched_setscheduler(int(task.name), os.SCHED_IDLE, os.sched_param(0))
+            for thread in _threads(pid):
+                with contextlib.suppress(OSError):
+                    os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
 
     def kill(self) -> None:
         """SIGKILL, without waiting: the forkserver, its parent, reaps it (the event loop must not block)."""
@@ -181,15 +179,23 @@ class _Worker:
         self.conn.close()
 
 
+def _threads(pid: int) -> list[int]:
+    """The thread ids of process `pid` (none once it is gone): scheduling settings are per thread."""
+    with contextlib.suppress(OSError):
+        return [int(task.name) for task in Path(f"/proc/{pid}/task").iterdir()]
+    return []
+
+
 def _descendants(pid: int) -> list[int]:
     """Every process below `pid`, from /proc/PID/task/TID/children."""
     found, frontier = [], [pid]
     while frontier:
         parent = frontier.pop()
-        with contextlib.suppress(OSError):
-            for task in Path(f"/proc/{parent}/task").iterdir():
-                with contextlib.suppress(OSError):
-                    frontier.extend(int(child) for child in (task / "children").read_text().split())
+        for thread in _threads(parent):
+            with contextlib.suppress(OSError):
+                frontier.extend(
+                    int(child) for child in Path(f"/proc/{parent}/task/{thread}/children").read_text().split()
+                )
         if parent != pid:
             found.append(parent)
     return found

@@ -170,8 +170,8 @@ def _creator_alive(directory: Path) -> bool:
         os.kill(int(pid), 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:  # alive, another user's
+        pass
     return True
 
 
@@ -187,16 +187,39 @@ def _pids_in(directory: Path) -> set[int]:
     return set()
 
 
-def _kill_all(directories: list[Path]) -> int:
-    """SIGKILL everything in these cgroups until they are empty (5 s at most); how many there were."""
+def _destroy(directories: list[Path]) -> int:
+    """Kill everything in these cgroups and remove them; how many processes were there.
+
+    cgroup.kill (v2, Linux 5.14+) kills every process at once, forks in progress included; whatever is
+    left (v1 has no cgroup.kill) is sent SIGKILL until the cgroups are empty (5 s at most).
+    """
     leftovers = set().union(*(_pids_in(d) for d in directories))
+    for directory in directories:
+        if leftovers and (directory / "cgroup.kill").exists():
+            with contextlib.suppress(OSError):
+                (directory / "cgroup.kill").write_text("1")
     deadline = time.monotonic() + 5
     while (pids := set().union(*(_pids_in(d) for d in directories))) and time.monotonic() < deadline:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         time.sleep(0.005)
+    for directory in directories:
+        _remove(directory)
     return len(leftovers)
+
+
+def _sweep(bases: list[Path]) -> int:
+    """Destroy the runs under `bases` whose creator died (or that are empty and old); how many there were.
+    A v1 run is one directory of the same name under each base."""
+    names = {run.name for run in _runs(bases) if _is_stale(run)}
+    for name in names:
+        _destroy([base / name for base in bases])
+    return len(names)
+
+
+def _runs(bases: list[Path]) -> list[Path]:
+    return [run for base in bases for run in base.glob(f"{RUN_PREFIX}*")]
 
 
 def _remove(directory: Path) -> None:
@@ -249,17 +272,10 @@ class V1Cgroups:
         return V1Run(self, memory_bytes, pids)
 
     def runs(self) -> list[Path]:
-        return [d for base in self.bases.values() for d in base.glob(f"{RUN_PREFIX}*")]
+        return _runs(list(self.bases.values()))
 
     def sweep(self) -> int:
-        """Remove runs whose creator died (or that are empty and old); how many were removed."""
-        names = {d.name for d in self.runs() if _is_stale(d)}
-        for name in names:
-            dirs = [base / name for base in self.bases.values()]
-            _kill_all(dirs)
-            for directory in dirs:
-                _remove(directory)
-        return len(names)
+        return _sweep(list(self.bases.values()))
 
     def describe(self) -> str:
         return "cgroup v1 " + ", ".join(f"{c} under {p}" for c, p in self.bases.items())
@@ -312,10 +328,7 @@ class V1Run:
 
     def close(self) -> int:
         """Kill whatever is left, remove the cgroups; returns how many processes had to be killed."""
-        killed = _kill_all(list(self.dirs.values()))
-        for directory in self.dirs.values():
-            _remove(directory)
-        return killed
+        return _destroy(list(self.dirs.values()))
 
 
 # --- cgroup v2 -------------------------------------------------------------------------------------
@@ -344,14 +357,10 @@ class V2Cgroups:
         return V2Run(self.base / _run_name(), memory_bytes, pids)
 
     def runs(self) -> list[Path]:
-        return list(self.base.glob(f"{RUN_PREFIX}*"))
+        return _runs([self.base])
 
     def sweep(self) -> int:
-        stale = [d for d in self.runs() if _is_stale(d)]
-        for directory in stale:
-            _kill_v2(directory)
-            _remove(directory)
-        return len(stale)
+        return _sweep([self.base])
 
     def describe(self) -> str:
         return f"cgroup v2 under {self.base}"
@@ -414,16 +423,6 @@ def _move_processes(source: Path, leaf: Path, only: set[int] | None) -> None:
             return
 
 
-def _kill_v2(directory: Path) -> int:
-    """cgroup.kill (Linux 5.14+) kills every process at once, forks in progress included; else signal each."""
-    count = len(_pids_in(directory))
-    kill = directory / "cgroup.kill"
-    if count and kill.exists():
-        with contextlib.suppress(OSError):
-            kill.write_text("1")
-    return max(count, _kill_all([directory]))
-
-
 class V2Run:
     """One v2 cgroup with memory (tmpfs pages included, no swap) and pids bounds."""
 
@@ -454,6 +453,4 @@ class V2Run:
         return 0
 
     def close(self) -> int:
-        killed = _kill_v2(self.dir)
-        _remove(self.dir)
-        return killed
+        return _destroy([self.dir])

@@ -134,7 +134,6 @@ class Execution:
     leftover_processes: int = 0  # killed at the end: a daemon that tried to outlive the run
     peak_memory_bytes: int = 0
     timed_out: bool = False  # the whole run passed total_s
-    cancelled: bool = False  # its caller stopped it (a client that went away)
     details: dict[str, Any] = field(default_factory=dict)
 
 
@@ -177,7 +176,6 @@ class Cancel:
 class Executor:
     def __init__(self, isolation: Isolation = Isolation.BWRAP, parallel: int | None = None) -> None:
         self.level: Level = prepare(isolation)
-        self.isolation = isolation
         self.parallel = parallel or os.cpu_count() or 1
 
     def run(
@@ -208,7 +206,6 @@ class Executor:
             finally:
                 cancel.attach(None)
         execution.leftover_processes = sandbox.leftovers
-        execution.cancelled = cancel.cancelled
         return execution
 
     @property
