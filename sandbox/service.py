@@ -239,7 +239,9 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         state.update(await _self_test(runner))
         log.info("ready" if state["ready"] else "not ready", extra=state | {"workers": config.worker_count()})
         yield
-        runner.pool.shutdown(wait=False, cancel_futures=True)
+        # Runs still going when the drain ended were cancelled with their requests (killed): wait for their
+        # threads to tear the sandboxes down, so no run cgroup outlives the service.
+        await asyncio.to_thread(runner.pool.shutdown, wait=True, cancel_futures=True)
 
     app = FastAPI(
         title="Code sandbox",
@@ -322,8 +324,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     @app.get("/readyz")
     async def readyz() -> JSONResponse:
         level = runner.executor.level
-        body = {"ready": state["ready"], "reason": state["reason"], "isolation": level.name}
-        body["isolation_detail"] = level.describe()
+        body = {**state, "isolation": level.name, "isolation_detail": level.describe()}
         return JSONResponse(status_code=200 if state["ready"] else 503, content=body)
 
     @app.get("/metrics")

@@ -15,7 +15,7 @@ import pytest
 
 from reward_api.local import LocalServer, free_port
 from sandbox import fusion, wire
-from sandbox.cgroups import host_version
+from sandbox.cgroups import find_cgroups, host_version
 from sandbox.client import RemoteJudge, SandboxUnavailable
 from sandbox.executor import Executor, Limits
 from sandbox.executor import TestInput as Input
@@ -23,6 +23,7 @@ from sandbox.judge import CallTest, Comparison, JudgeReport, StdioTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
 from sandbox.judge import TestVerdict as Outcome
 from tests.peers import dropping_peer
+from tests.scrape import metric
 
 TOKEN = "s3cret"
 SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
@@ -458,3 +459,49 @@ def test_insecure_mode_is_explicit_and_logged(tmp_path) -> None:
         assert httpx.get(f"{server.url}/readyz").json()["isolation"] == "none"
     assert answer["run_result"]["stdout"] == "42\n"
     assert "INSECURE" in server.log()
+
+
+# --- runs and their clients --------------------------------------------------------------
+
+SLEEP = {
+    "language": "python",
+    "code": "import time\ntime.sleep(4)\nprint(3)\n",
+    "suite": {"kind": "stdio", "tests": [{"input": "", "output": "3"}]},
+    "limits": {"time_s": 10, "wall_s": 30, "total_s": 60},
+}
+
+
+def _new_runs(before: set) -> set:
+    return set(find_cgroups().runs()) - before
+
+
+def test_a_run_whose_client_went_away_is_killed(sandbox: LocalServer) -> None:
+    """The client gives up after 1 s; its 4 s program is killed at once, not left to its limits."""
+    before = set(find_cgroups().runs())
+    cancelled = metric(sandbox, "sandbox_runs_cancelled_total", endpoint="/v1/judge")
+    with pytest.raises(httpx.ReadTimeout), httpx.Client(base_url=sandbox.url, timeout=1.0) as client:
+        client.post("/v1/judge", json=SLEEP)
+    gone_by = time.monotonic() + 2.5  # well before the program would have ended by itself
+    while _new_runs(before) and time.monotonic() < gone_by:
+        time.sleep(0.05)
+    assert _new_runs(before) == set(), "the run went on after its client left"
+    assert metric(sandbox, "sandbox_runs_cancelled_total", endpoint="/v1/judge") == cancelled + 1
+
+
+@pytest.mark.parametrize(("drain_s", "finished"), [(20, True), (0.5, False)])
+def test_runs_in_progress_get_drain_s_to_finish_on_sigterm(tmp_path, drain_s: float, finished: bool) -> None:
+    """SIGTERM (a rollout) lets a 4 s run finish within SANDBOX_DRAIN_S; a shorter drain cuts it (500)."""
+    with LocalServer.sandbox(tmp_path, SANDBOX_WORKERS="1", SANDBOX_DRAIN_S=str(drain_s)) as server:
+        before = set(find_cgroups().runs())
+        with ThreadPoolExecutor(1) as pool:
+            answer = pool.submit(lambda: httpx.post(f"{server.url}/v1/judge", json=SLEEP, timeout=30))
+            while not _new_runs(before):
+                time.sleep(0.05)
+            server.process.terminate()
+            response = answer.result()
+        if finished:
+            assert response.status_code == 200 and verdicts(response.json()) == ["accepted"], response.text
+        else:
+            assert response.status_code == 500, response.text
+        server.process.wait(timeout=30)  # it exits once drained
+        assert _new_runs(before) == set()
