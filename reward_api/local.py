@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -28,7 +29,8 @@ def free_port() -> int:
 class LocalServer:
     """`python -m <module> serve` as a child process, by default `reward-api serve`.
 
-    `env` entries are its `<env_prefix>_*` settings; the port goes in `<env_prefix>_PORT`.
+    `env` entries are its `<env_prefix>_*` settings; the port goes in `<env_prefix>_PORT`. A `launcher`
+    turns (argv, environment) into the command actually run (e.g. as another user, tests/as_user.py).
     """
 
     def __init__(
@@ -38,6 +40,7 @@ class LocalServer:
         *,
         module: str = "reward_api.cli",
         env_prefix: str = "REWARD_API",
+        launcher: Callable[[list[str], dict[str, str]], list[str]] | None = None,
         **env: str,
     ) -> None:
         self.port = free_port()
@@ -48,6 +51,7 @@ class LocalServer:
         self._argv = [sys.executable, "-m", module, "serve"]
         self._env = os.environ | {f"{env_prefix}_PORT": str(self.port), "PYTHONUNBUFFERED": "1"} | env
         self._ready_timeout_s = ready_timeout_s
+        self._launcher = launcher
         self.process: subprocess.Popen | None = None
 
     @classmethod
@@ -57,7 +61,8 @@ class LocalServer:
 
     def start(self) -> LocalServer:
         with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(self._argv, env=self._env, stdout=log, stderr=log)
+            argv = self._launcher(self._argv, self._env) if self._launcher else self._argv
+            self.process = subprocess.Popen(argv, env=self._env, stdout=log, stderr=log)
         deadline = time.monotonic() + self._ready_timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -9,6 +9,7 @@ namespace where the checkout is bind-mounted at a path anyone can reach, with De
 from __future__ import annotations
 
 import shlex
+import sys
 import sysconfig
 import tempfile
 from pathlib import Path
@@ -27,20 +28,22 @@ def public_site_packages(public_repo: Path) -> str:
 
 
 def as_user_argv(uid: int, argv: list[str], env: dict[str, str] | None = None) -> list[str]:
-    """`argv` (its first word `python` means USER_PYTHON) run as `uid` in the checkout, with `env`."""
+    """`argv` (its first word `python` or this interpreter means USER_PYTHON) run as `uid` in the checkout,
+    with `env` (less what must point at the public paths: HOME, PATH, PYTHONPATH)."""
     public = Path(tempfile.mkdtemp(prefix="reward-public-", dir="/tmp"))
     public.chmod(0o755)
     (public / "repo").mkdir()
     (public / "home").mkdir()
     (public / "home").chmod(0o1777)
     repo = public / "repo"
-    variables = {
+    variables = (env or {}) | {
         "HOME": str(public / "home"),
+        "TMPDIR": str(public / "home"),  # not /tmp: nothing of the user's is left there
         "PYTHONPATH": f"{public_site_packages(repo)}:{repo}",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PATH": "/usr/local/bin:/usr/bin:/bin",
-    } | (env or {})
-    command = [USER_PYTHON if argv[0] == "python" else argv[0], *argv[1:]]
+    }
+    command = [USER_PYTHON if argv[0] in ("python", sys.executable) else argv[0], *argv[1:]]
     inner = (
         f"mount --bind {shlex.quote(str(REPO))} {shlex.quote(str(repo))} && cd {shlex.quote(str(repo))} && "
         f"exec setpriv --reuid={uid} --regid={uid} --clear-groups --inh-caps=-all "

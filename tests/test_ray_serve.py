@@ -117,7 +117,9 @@ def test_ray_serve_grades_like_one_local_service_and_survives_a_killed_replica(t
         head = next(node for node in nodes.values() if node["is_head_node"])
         assert head["resources_total"].get("GPU") == 1 and head["resources_total"]["CPU"] >= 1
         # Each replica's pool is sized to the one CPU it reserved (not to the machine's cores).
-        assert httpx.get(f"{cluster.url}/readyz", timeout=10).json() == {"ready": True, "workers": 1, "want": 1}
+        ready = httpx.get(f"{cluster.url}/readyz", timeout=10).json()
+        assert ready | {"code": None} == {"ready": True, "workers": 1, "want": 1, "code": None}
+        assert ready["code"]["available"] is True
 
         assert post(cluster.url, FIXED) == expected_fixed
 
