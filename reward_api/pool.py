@@ -165,9 +165,12 @@ class _Worker:
                 os.setpriority(os.PRIO_PROCESS, thread, niceness)
 
     def idle_children(self) -> None:
-        """Move every process below this worker (its sandboxed programs) to SCHED_IDLE: they run only on CPU
-        nothing else wants. Processes they start later inherit it."""
+        """Move every process below this worker (its sandboxed programs) to SCHED_IDLE, and their sessions'
+        autogroups (sandbox/runner.py) to the lowest priority: they run on CPU nothing else wants. Processes
+        they start later inherit it."""
         for pid in _descendants(self.process.pid):
+            with contextlib.suppress(OSError):  # gone, or no autogroup in this kernel
+                Path(f"/proc/{pid}/autogroup").write_text(str(LOW_NICENESS))
             for thread in _threads(pid):
                 with contextlib.suppress(OSError):
                     os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
