@@ -42,6 +42,9 @@ class Config(HttpSettings):
     # workers for code items, which mostly wait for their sandboxed programs: a program spinning to its time
     # limit never holds a worker normal items need; -1 = one per worker, 0 = none (code shares the normal workers)
     code_workers: int = -1
+    # code items each code worker grades at once, each in a thread waiting for its programs (which may each
+    # use up to their memory limit); past the slots they queue
+    code_calls: int = 32
     sandbox_urls: str = ""  # sandbox service base URLs, comma-separated; empty = judge code in-process
     sandbox_auth_token: str = ""  # bearer token the sandbox service wants (its SANDBOX_AUTH_TOKEN)
     # In-process code isolation (README "Isolation levels"): `bwrap` (namespaces + cgroup bounds), `bwrap-rlimits`

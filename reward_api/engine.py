@@ -116,6 +116,7 @@ class RewardEngine:
             max_slow=config.max_slow_calls or 4 * config.worker_count(),
             heavy_size=config.worker_count() if config.heavy_workers < 0 else config.heavy_workers,
             children_size=config.worker_count() if config.code_workers < 0 else config.code_workers,
+            children_calls=config.code_calls,
         )
         self.metrics.slow_calls.set_function(lambda: self.pool.slow)
         self.metrics.cache_bytes.set_function(lambda: self.cache.lru.bytes)

@@ -25,10 +25,19 @@ it keep their worker rather than be cut.
 
 Calls that look costly before they start (the caller says so: `heavy=True`) go to a
 heavy lane of `heavy_size` workers kept at a low CPU priority from their start: they
-never take a normal worker, and they cost no fork, unlike a demotion. Calls whose work
-runs in child processes (`in_children=True`: sandboxed programs, which mostly means
-waiting) go to a lane of `children_size` workers of their own, so programs spinning to
-their time limit never hold the workers normal items need.
+never take a normal worker, and they cost no fork, unlike a demotion.
+
+Calls whose work runs in child processes (`in_children=True`: sandboxed programs, which
+mostly means waiting) go to a lane of `children_size` workers of their own, each running
+up to `children_calls` such calls side by side in threads: a program spinning to its time
+limit holds a thread, not a process, and never the workers normal items need. The sandbox
+gives such programs only spare CPU once they have run a moment (sandbox/cpu_priority.py),
+so under load they starve rather than slow anything else. When every slot of a worker is
+taken and the programs it waits for have run a while but together get almost no CPU (the
+machine is busy with other grading), those calls are stopped and answer `timeout`:
+holding them would only make the calls queued behind them wait. A call of this lane is
+stopped through its grader (reward_api/call_control.py), never by killing its process,
+which others share.
 
 Faults: a worker that dies during a call (killed from outside, segfault) is replaced
 and the call is retried once on a fresh worker; a call that kills two workers answers
@@ -44,6 +53,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import itertools
 import logging
 import math
 import multiprocessing
@@ -52,13 +63,18 @@ import pickle
 import resource
 import signal
 import struct
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
+
+from reward_api import call_control
+from reward_api.call_control import CallControl
+from sandbox.cpu_priority import threads_of
 
 log = logging.getLogger("reward_api.pool")
 
@@ -67,6 +83,14 @@ LOW_NICENESS = 19  # demoted and heavy-lane workers: only the CPU normal workers
 _START_TIMEOUT_S = 120.0
 _CUT_GRACE_S = 1.0  # a cut call not answering its alarm by then is stuck in C code: its worker is replaced
 _SOFT_DEADLINE = struct.Struct("d")  # prefixes each request: the worker's alarm, in seconds
+# Side-by-side workers: each request starts with (stop?, call id); a stop request carries its reason, an
+# answer starts with its call id.
+_CALL_HEADER = struct.Struct("?q")
+_CALL_ID = struct.Struct("q")
+STARVED_LOOK_S = 0.25  # how often a side-by-side worker looks at the CPU its calls' programs get
+STARVED_CORES = 0.1  # ...and together getting less than this share of one core, they are starved
+_CALL_STACK_BYTES = 2 * 1024 * 1024  # each thread of a side-by-side worker, and the threads its calls start
+_STUCK_S = 10.0  # a stopped side-by-side call still unanswered then: its worker is replaced
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # What pickling raises for what it cannot carry: a lambda, a socket, a list nested a thousand deep.
 _UNPICKLABLE = (pickle.PicklingError, RecursionError, TypeError, AttributeError)
@@ -92,7 +116,9 @@ def _on_alarm(signum: int, frame: object) -> None:
     raise _DeadlineExceeded
 
 
-def _worker_main(conn: Connection, memory_mb: int, initializer: Callable[[], None] | None) -> None:
+def _worker_main(
+    conn: Connection, memory_mb: int, initializer: Callable[[], None] | None, calls_at_once: int = 1
+) -> None:
     if memory_mb > 0:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -101,6 +127,8 @@ def _worker_main(conn: Connection, memory_mb: int, initializer: Callable[[], Non
     if initializer is not None:
         initializer()
     conn.send_bytes(pickle.dumps(("ready", None, time.process_time())))
+    if calls_at_once > 1:
+        _serve_side_by_side(conn, calls_at_once)
     while True:
         try:
             request = conn.recv_bytes()
@@ -109,7 +137,7 @@ def _worker_main(conn: Connection, memory_mb: int, initializer: Callable[[], Non
         (soft_deadline_s,) = _SOFT_DEADLINE.unpack_from(request)
         func, args = pickle.loads(memoryview(request)[_SOFT_DEADLINE.size :])
         kind, payload = _call_with_alarm(func, args, soft_deadline_s)
-        conn.send_bytes(_reply(kind, payload))
+        conn.send_bytes(_reply(kind, payload, time.process_time()))
         if kind == "out_of_memory":
             return  # the heap stays grown after a MemoryError: the parent starts a fresh worker
 
@@ -129,12 +157,87 @@ def _call_with_alarm(func: Callable[..., Any], args: Sequence[Any], soft_deadlin
         return ("error", f"{type(exc).__name__}: {str(exc)[:500]}")
 
 
-def _reply(kind: str, payload: Any) -> bytes:
+def _reply(kind: str, payload: Any, cpu_seconds: float) -> bytes:
     try:
-        return pickle.dumps((kind, payload, time.process_time()))
+        return pickle.dumps((kind, payload, cpu_seconds))
     except _UNPICKLABLE as exc:
         error = f"the grader's answer could not be sent back ({type(exc).__name__}: {str(exc)[:200]})"
-        return pickle.dumps(("error", error, time.process_time()))
+        return pickle.dumps(("error", error, cpu_seconds))
+
+
+def _serve_side_by_side(conn: Connection, calls_at_once: int) -> NoReturn:
+    """Run up to `calls_at_once` calls at once, each in a thread, until the parent goes (then exit at once:
+    threads still waiting on programs must not hold the process)."""
+    send_lock = threading.Lock()
+    controls: dict[int, CallControl] = {}
+    threading.stack_size(_CALL_STACK_BYTES)  # many threads under the worker's address-space limit
+    threads = ThreadPoolExecutor(calls_at_once, thread_name_prefix="call")
+
+    def run(call_id: int, func: Callable[..., Any], args: Sequence[Any]) -> None:
+        control = controls[call_id]
+        call_control.set_current(control)
+        cpu_before = time.thread_time()
+        try:
+            kind, payload = "ok", func(*args)
+        except Exception as exc:  # MemoryError too: the other calls of this process go on
+            kind, payload = "error", f"{type(exc).__name__}: {str(exc)[:500]}"
+        finally:
+            call_control.set_current(None)
+        if control.stop_reason is not None:
+            kind, payload = "stopped", control.stop_reason
+        reply = _CALL_ID.pack(call_id) + _reply(kind, payload, time.thread_time() - cpu_before)
+        with send_lock:
+            del controls[call_id]  # before answering: the parent may send the next call at once
+            conn.send_bytes(reply)
+
+    threading.Thread(target=_stop_starved_calls, args=(controls, calls_at_once), daemon=True).start()
+    while True:
+        try:
+            request = conn.recv_bytes()
+        except (EOFError, OSError):
+            os._exit(0)
+        stop, call_id = _CALL_HEADER.unpack_from(request)
+        body = memoryview(request)[_CALL_HEADER.size :]
+        if stop:
+            if (control := controls.get(call_id)) is not None:
+                control.stop(bytes(body).decode())
+            continue
+        func, args = pickle.loads(body)
+        controls[call_id] = CallControl()
+        threads.submit(run, call_id, func, args)
+
+
+def _stop_starved_calls(controls: dict[int, CallControl], calls_at_once: int) -> None:
+    """While every slot is taken, stop the calls whose programs have run long (yielded: they take only spare
+    CPU) and together get almost no CPU: other grading work holds the machine, and they would hold their
+    slots until their deadlines while the calls queued behind them wait."""
+    last: dict[int, tuple[float, float]] = {}  # call id -> (time, its programs' CPU) at the previous look
+    while True:
+        time.sleep(STARVED_LOOK_S)
+        if len(controls) < calls_at_once:
+            last.clear()
+            continue
+        now, rates = time.monotonic(), {}
+        for call_id, control in list(controls.items()):
+            cpu = control.yielded_cpu_seconds()
+            if cpu is None:
+                last.pop(call_id, None)
+                continue
+            if call_id in last:
+                seen_at, cpu_then = last[call_id]
+                rates[call_id] = (cpu - cpu_then) / (now - seen_at)
+            last[call_id] = (now, cpu)
+        for call_id in set(last) - set(controls):
+            del last[call_id]
+        if not rates or sum(rates.values()) >= STARVED_CORES:
+            continue
+        for call_id, rate in rates.items():
+            if (control := controls.get(call_id)) is not None:
+                control.stop(
+                    f"stopped: its programs got {rate:.0%} of a core while every one of this worker's "
+                    f"{calls_at_once} code slots was taken (REWARD_API_CODE_CALLS) and other grading held the "
+                    "CPU; the service is saturated with programs that run long"
+                )
 
 
 class _Worker:
@@ -144,6 +247,8 @@ class _Worker:
         self.lane = lane
         self.cpu_seen = 0.0  # the worker's process_time() at its last answer
         self.demoted = False
+        self.calls: dict[int, asyncio.Future] = {}  # side-by-side lane: calls sent and not yet answered
+        self.send_lock = asyncio.Lock()  # side-by-side lane: one message at a time on the pipe
 
     @property
     def low_priority(self) -> bool:
@@ -160,56 +265,27 @@ class _Worker:
 
     def renice(self, niceness: int) -> None:
         """Lower every thread's priority (Linux niceness is per thread)."""
-        for thread in _threads(self.process.pid):
+        for thread in threads_of(self.process.pid):
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, thread, niceness)
 
-    def idle_children(self) -> None:
-        """Move every process below this worker (its sandboxed programs) to SCHED_IDLE, and their sessions'
-        autogroups (sandbox/runner.py) to the lowest priority: they run on CPU nothing else wants. Processes
-        they start later inherit it."""
-        for pid in _descendants(self.process.pid):
-            with contextlib.suppress(OSError):  # gone, or no autogroup in this kernel
-                Path(f"/proc/{pid}/autogroup").write_text(str(LOW_NICENESS))
-            for thread in _threads(pid):
-                with contextlib.suppress(OSError):
-                    os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
-
     def kill(self) -> None:
-        """SIGKILL, without waiting: the forkserver, its parent, reaps it (the event loop must not block)."""
+        """SIGKILL, without waiting: the forkserver, its parent, reaps it (the event loop must not block).
+        A side-by-side worker's pipe is closed by its reader thread when it sees the end."""
         with contextlib.suppress(Exception):
             self.process.kill()
-        self.conn.close()
-
-
-def _threads(pid: int) -> list[int]:
-    """The thread ids of process `pid` (none once it is gone): scheduling settings are per thread."""
-    with contextlib.suppress(OSError):
-        return [int(task.name) for task in Path(f"/proc/{pid}/task").iterdir()]
-    return []
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process below `pid`, from /proc/PID/task/TID/children."""
-    found, frontier = [], [pid]
-    while frontier:
-        parent = frontier.pop()
-        for thread in _threads(parent):
-            with contextlib.suppress(OSError):
-                frontier.extend(
-                    int(child) for child in Path(f"/proc/{parent}/task/{thread}/children").read_text().split()
-                )
-        if parent != pid:
-            found.append(parent)
-    return found
+        if self.lane.calls_at_once == 1:
+            self.conn.close()
 
 
 @dataclass(eq=False)
 class _Lane:
-    """Workers of one CPU priority: how many there should be, those alive, those idle."""
+    """Workers of one CPU priority: how many there should be, those alive, and a free slot per call each
+    may take (one for most lanes; a worker appears in `idle` once per free slot)."""
 
     size: int
     niceness: int
+    calls_at_once: int = 1
     workers: set[_Worker] = field(default_factory=set)
     idle: asyncio.Queue[_Worker] = field(default_factory=asyncio.Queue)
 
@@ -232,6 +308,7 @@ class WorkerPool:
         max_slow: int | None = None,
         heavy_size: int = 0,
         children_size: int = 0,
+        children_calls: int = 1,
     ) -> None:
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
@@ -248,7 +325,7 @@ class WorkerPool:
         self._ctx.set_forkserver_preload(list(preload))
         self._normal = _Lane(size, niceness=0)
         self._heavy = _Lane(heavy_size, niceness=LOW_NICENESS)
-        self._children = _Lane(children_size, niceness=0)
+        self._children = _Lane(children_size, niceness=0, calls_at_once=max(1, children_calls))
         self._slow: set[_Worker] = set()  # demoted, each finishing one slow call
         self._slow_in_children: set[_Worker] = set()  # the same, for calls whose work is in child processes
         self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="pool-io")
@@ -256,12 +333,13 @@ class WorkerPool:
         self._closed = False
         self._started = False
         self._failing_spawns = 0  # replacements retrying after a failed start: the pool cannot heal itself now
+        self._call_ids = itertools.count(1)
         self.restarts = 0
 
     async def start(self) -> None:
         lanes = [lane for lane in (self._normal, self._heavy, self._children) for _ in range(lane.size)]
         for worker in await asyncio.gather(*(self._spawn(lane) for lane in lanes)):
-            worker.lane.idle.put_nowait(worker)
+            self._open(worker)
         self._started = True
 
     @property
@@ -310,10 +388,13 @@ class WorkerPool:
         elif in_children and self._children.size:
             lane = self._children
         renice = not in_children
-        outcome = await self._attempt(lane, request, asked, wait_until, deadline, renice)
+        attempt = functools.partial(self._attempt, lane, request, asked, wait_until, deadline, renice)
+        if lane.calls_at_once > 1:
+            attempt = functools.partial(self._attempt_beside, lane, request, asked, wait_until, deadline)
+        outcome = await attempt()
         if outcome.worker_died:
             log.warning("grading process died mid-call; retrying the call once on a fresh worker")
-            outcome = await self._attempt(lane, request, asked, wait_until, deadline, renice)
+            outcome = await attempt()
         return outcome
 
     async def close(self) -> None:
@@ -365,13 +446,98 @@ class WorkerPool:
         self._release(worker)  # "timeout" (its own alarm) or "error" (a grader's exception): it lives on
         return CallOutcome(kind, error=payload, **timing)  # type: ignore[arg-type]
 
-    async def _acquire(self, lane: _Lane, wait_until: float) -> _Worker | None:
-        if wait_until == math.inf:
-            return await lane.idle.get()
+    async def _attempt_beside(
+        self, lane: _Lane, request: bytes, asked: float, wait_until: float, deadline: float
+    ) -> CallOutcome:
+        """One call on a side-by-side worker: sent with an id, answered by the worker's reader thread."""
+        worker = await self._acquire(lane, wait_until)
+        if worker is None:
+            waited = time.monotonic() - asked
+            error = f"no grading worker was free within {waited:.3g}s: the service is overloaded"
+            return CallOutcome("timeout", error=error, queued_seconds=waited)
+        started = time.monotonic()
+        call_id = next(self._call_ids)
+        answer = worker.calls[call_id] = asyncio.get_running_loop().create_future()
         try:
-            return await asyncio.wait_for(lane.idle.get(), max(0.0, wait_until - time.monotonic()))
+            await self._send(worker, _CALL_HEADER.pack(False, call_id) + request)
+            kind, payload, cpu, size = await asyncio.wait_for(asyncio.shield(answer), deadline)
         except TimeoutError:
-            return None
+            kind, payload, cpu, size = "timeout", f"stopped at the {deadline:.3g}s deadline", 0.0, 0
+            self._stop_beside(worker, call_id, payload)
+        except BaseException:  # cancelled: nobody waits for it any more
+            self._stop_beside(worker, call_id, "cancelled")
+            raise
+        timing = {"seconds": time.monotonic() - started, "queued_seconds": started - asked, "cpu_seconds": cpu}
+        if kind == "ok":
+            return CallOutcome("ok", value=payload, size_bytes=size, **timing)
+        if kind == "died":
+            return CallOutcome("error", error=payload, worker_died=True, **timing)
+        return CallOutcome("timeout" if kind == "stopped" else kind, error=payload, **timing)  # type: ignore[arg-type]
+
+    async def _send(self, worker: _Worker, message: bytes) -> None:
+        async with worker.send_lock:  # off the loop: an item can be megabytes
+            with contextlib.suppress(OSError):  # it died: its reader answers the call `died`
+                await asyncio.get_running_loop().run_in_executor(self._threads, worker.conn.send_bytes, message)
+
+    def _stop_beside(self, worker: _Worker, call_id: int, reason: str) -> None:
+        """Ask a side-by-side worker to stop one call; one that cannot stop it by _STUCK_S is replaced."""
+        if call_id not in worker.calls:
+            return
+        message = _CALL_HEADER.pack(True, call_id) + reason.encode()
+        task = asyncio.get_running_loop().create_task(self._send(worker, message))
+        self._replacing.add(task)
+        task.add_done_callback(self._replacing.discard)
+
+        def check() -> None:
+            if call_id in worker.calls and worker in worker.lane.workers:
+                log.warning("a stopped code call did not end within %gs; replacing its worker", _STUCK_S)
+                self._discard(worker, "deadline")
+
+        asyncio.get_running_loop().call_later(_STUCK_S, check)
+
+    def _read_answers(self, worker: _Worker, loop: asyncio.AbstractEventLoop) -> None:
+        """A side-by-side worker's answers, in a thread of its own until the worker's pipe ends."""
+        while True:
+            try:
+                data = worker.conn.recv_bytes()
+            except (EOFError, OSError):
+                break
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the pool is gone
+                loop.call_soon_threadsafe(self._answered, worker, data)
+        worker.conn.close()
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self._worker_gone, worker)
+
+    def _answered(self, worker: _Worker, data: bytes) -> None:
+        (call_id,) = _CALL_ID.unpack_from(data)
+        kind, payload, cpu = pickle.loads(memoryview(data)[_CALL_ID.size :])
+        answer = worker.calls.pop(call_id, None)
+        if answer is not None and not answer.done():
+            answer.set_result((kind, payload, cpu, len(data)))
+        if worker in worker.lane.workers:
+            worker.lane.idle.put_nowait(worker)  # its slot is free again
+
+    def _worker_gone(self, worker: _Worker) -> None:
+        """A side-by-side worker's pipe ended: its calls answer `died` (each is retried once), and it is replaced."""
+        for answer in worker.calls.values():
+            if not answer.done():
+                answer.set_result(("died", "grading process died", 0.0, 0))
+        worker.calls.clear()
+        if worker in worker.lane.workers and not self._closed:
+            self._discard(worker, "crash")
+
+    async def _acquire(self, lane: _Lane, wait_until: float) -> _Worker | None:
+        """A free slot of `lane`, or None at `wait_until`; slots of workers gone since are skipped."""
+        while True:
+            if wait_until == math.inf:
+                worker = await lane.idle.get()
+            else:
+                try:
+                    worker = await asyncio.wait_for(lane.idle.get(), max(0.0, wait_until - time.monotonic()))
+                except TimeoutError:
+                    return None
+            if worker in lane.workers:
+                return worker
 
     async def _run(self, worker: _Worker, request: bytes, expires_at: float, renice: bool) -> tuple:
         """Send one call and wait for its answer: (kind, payload, cpu_seconds, answer_bytes)."""
@@ -433,9 +599,7 @@ class WorkerPool:
         worker.lane.workers.discard(worker)
         (self._slow if renice else self._slow_in_children).add(worker)
         if renice:
-            worker.renice(LOW_NICENESS)
-        else:
-            worker.idle_children()  # a program still running after slow_after_s waits for spare CPU
+            worker.renice(LOW_NICENESS)  # (sandboxed programs lower their own priority: cpu_priority.py)
         self._start_replacement(worker.lane)
 
     def _release(self, worker: _Worker) -> None:
@@ -476,7 +640,7 @@ class WorkerPool:
         try:
             while not self._closed:
                 try:
-                    lane.idle.put_nowait(await self._spawn(lane))
+                    self._open(await self._spawn(lane))
                     return
                 except Exception:
                     log.exception("could not start a grading worker; retrying in %.1fs", delay)
@@ -492,7 +656,7 @@ class WorkerPool:
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
             target=_worker_main,
-            args=(child_conn, self._memory_mb, self._initializer),
+            args=(child_conn, self._memory_mb, self._initializer, lane.calls_at_once),
             daemon=True,
             name="reward-grader",
         )
@@ -512,3 +676,14 @@ class WorkerPool:
             worker.renice(lane.niceness)
         lane.workers.add(worker)
         return worker
+
+    def _open(self, worker: _Worker) -> None:
+        """A started worker takes calls: a slot per call it may run at once, and its reader when that is several."""
+        lane = worker.lane
+        if lane.calls_at_once > 1:
+            reader = threading.Thread(
+                target=self._read_answers, args=(worker, asyncio.get_running_loop()), daemon=True, name="pool-answers"
+            )
+            reader.start()
+        for _ in range(lane.calls_at_once):
+            lane.idle.put_nowait(worker)

@@ -5,9 +5,11 @@ hierarchy, and /proc/self/mountinfo says which part of that hierarchy is mounted
 container the mount's root is the container's own cgroup, not the host's root).
 
 - v1 (hybrid hosts: `memory` and `pids` mounted as v1 hierarchies): a run gets a directory in each,
-  under this process's own; memory + swap, pids; OOM kills from memory.oom_control.
+  under this process's own; memory + swap, pids; OOM kills from memory.oom_control. A writable `cpu`
+  hierarchy gives runs a shared fresh and a shared idle group (sandbox/cpu_priority.py).
 - v2 (unified: most hosts today): a run gets one directory with memory.max, memory.swap.max 0 and
-  pids.max; OOM kills from memory.events, refused forks from pids.events; killed with cgroup.kill.
+  pids.max; OOM kills from memory.events, refused forks from pids.events; killed with cgroup.kill;
+  with the `cpu` controller where it is available, a yielded run's cgroup goes `cpu.idle`.
   v2 allows controllers for children only in a cgroup with no processes of its own, so the first
   process to set up moves whatever is in its cgroup into a leaf (`SERVICE_LEAF`) and runs are made
   beside it. In the host's real root cgroup it makes a subtree of its own (`SUBTREE`) instead: the
@@ -29,6 +31,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from sandbox import cpu_priority
 
 V1_CONTROLLERS = ("memory", "pids")
 V2_CONTROLLERS = ("memory", "pids")
@@ -120,6 +124,9 @@ class RunCgroup(Protocol):
     def oom_kills(self) -> int: ...
     def fork_refusals(self) -> int: ...
     def peak_memory_bytes(self) -> int: ...
+    def yield_cpu(self) -> None: ...
+    def unyield_cpu(self) -> None: ...  # before a kill: an idle process may wait long for a CPU to exit
+    def cpu_seconds(self) -> float: ...
     def close(self) -> int: ...
 
 
@@ -129,6 +136,7 @@ class Cgroups(Protocol):
     version: int
 
     def new_run(self, memory_bytes: int, pids: int) -> RunCgroup: ...
+    def run_bases(self) -> list[Path]: ...  # where runs are made (v1: one directory per controller)
     def runs(self) -> list[Path]: ...
     def sweep(self) -> int: ...
     def describe(self) -> str: ...
@@ -253,6 +261,7 @@ def _writable(directory: Path) -> bool:
 @dataclass(frozen=True)
 class V1Cgroups:
     bases: dict[str, Path]
+    cpu_groups: tuple[Path, Path] | None = None  # the shared fresh and idle cpu cgroups, where `cpu` is writable
     version: int = 1
 
     @classmethod
@@ -266,16 +275,20 @@ class V1Cgroups:
                     "or give this user a cgroup of its own"
                 )
             bases[controller] = base
-        return cls(bases)
+        own_cpu = layout.v1_directory("cpu")
+        return cls(bases, cpu_priority.v1_groups(own_cpu if own_cpu is not None and _writable(own_cpu) else None))
 
     def new_run(self, memory_bytes: int, pids: int) -> V1Run:
         return V1Run(self, memory_bytes, pids)
 
+    def run_bases(self) -> list[Path]:
+        return list(self.bases.values())
+
     def runs(self) -> list[Path]:
-        return _runs(list(self.bases.values()))
+        return _runs(self.run_bases())
 
     def sweep(self) -> int:
-        return _sweep(list(self.bases.values()))
+        return _sweep(self.run_bases())
 
     def describe(self) -> str:
         return "cgroup v1 " + ", ".join(f"{c} under {p}" for c, p in self.bases.items())
@@ -286,6 +299,7 @@ class V1Run:
 
     def __init__(self, cgroups: V1Cgroups, memory_bytes: int, pids: int) -> None:
         name = _run_name()
+        self.cpu_groups = cgroups.cpu_groups
         self.dirs: dict[str, Path] = {}
         for controller, base in cgroups.bases.items():
             (base / name).mkdir()
@@ -315,7 +329,8 @@ class V1Run:
                 (memory / name).write_text(str(limit))
 
     def procs_files(self) -> list[str]:
-        return [str(directory / "cgroup.procs") for directory in self.dirs.values()]
+        fresh_cpu = [self.cpu_groups[0]] if self.cpu_groups is not None else []
+        return [str(directory / "cgroup.procs") for directory in [*self.dirs.values(), *fresh_cpu]]
 
     def oom_kills(self) -> int:
         return _read_key(self.dirs["memory"] / "memory.oom_control", "oom_kill")
@@ -325,6 +340,22 @@ class V1Run:
 
     def peak_memory_bytes(self) -> int:
         return int((self.dirs["memory"] / "memory.max_usage_in_bytes").read_text())
+
+    def yield_cpu(self) -> None:
+        if self.cpu_groups is None:
+            cpu_priority.make_idle(_pids_in(self.dirs["memory"]))
+            return
+        for _ in range(2):  # again for processes forked during the first pass
+            cpu_priority.move_into(self.cpu_groups[1], _pids_in(self.dirs["memory"]))
+
+    def unyield_cpu(self) -> None:
+        pids = _pids_in(self.dirs["memory"])
+        if self.cpu_groups is not None:
+            cpu_priority.move_into(self.cpu_groups[0], pids)
+        cpu_priority.unmake_idle(pids)  # the runner's SCHED_IDLE tests too (runner.py)
+
+    def cpu_seconds(self) -> float:
+        return cpu_priority.cpu_seconds(_pids_in(self.dirs["memory"]))
 
     def close(self) -> int:
         """Kill whatever is left, remove the cgroups; returns how many processes had to be killed."""
@@ -356,11 +387,14 @@ class V2Cgroups:
     def new_run(self, memory_bytes: int, pids: int) -> V2Run:
         return V2Run(self.base / _run_name(), memory_bytes, pids)
 
+    def run_bases(self) -> list[Path]:
+        return [self.base]
+
     def runs(self) -> list[Path]:
-        return _runs([self.base])
+        return _runs(self.run_bases())
 
     def sweep(self) -> int:
-        return _sweep([self.base])
+        return _sweep(self.run_bases())
 
     def describe(self) -> str:
         return f"cgroup v2 under {self.base}"
@@ -401,6 +435,9 @@ def _enable(directory: Path, move_into: Path | None = None, movers: set[int] | N
             f"cannot enable {', '.join(V2_CONTROLLERS)} for the children of {directory}: {exc.strerror} "
             f"(processes still in it: {sorted(_pids_in(directory))[:5]}); {_DELEGATE_HINT}"
         ) from None
+    if "cpu" in available:  # optional: CPU priority falls back to per-process scheduling (cpu_priority.py)
+        with contextlib.suppress(OSError):
+            (directory / "cgroup.subtree_control").write_text("+cpu")
 
 
 def _move_processes(source: Path, leaf: Path, only: set[int] | None) -> None:
@@ -433,6 +470,8 @@ class V2Run:
         with contextlib.suppress(FileNotFoundError):  # no swap accounting: no swap to limit
             (directory / "memory.swap.max").write_text("0")
         (directory / "pids.max").write_text(str(pids))
+        with contextlib.suppress(FileNotFoundError):  # no cpu controller here
+            (directory / "cpu.weight.nice").write_text(str(cpu_priority.FRESH_NICENESS))
 
     def tighten_memory(self, limit_bytes: int) -> None:
         """v2 reclaims down to the new bound (or OOM-kills in the run) instead of refusing the write."""
@@ -451,6 +490,21 @@ class V2Run:
         with contextlib.suppress(FileNotFoundError):  # memory.peak: Linux 5.19+
             return int((self.dir / "memory.peak").read_text())
         return 0
+
+    def yield_cpu(self) -> None:
+        try:
+            (self.dir / "cpu.idle").write_text("1")
+        except FileNotFoundError:  # no cpu controller here
+            cpu_priority.make_idle(_pids_in(self.dir))
+
+    def unyield_cpu(self) -> None:
+        try:
+            (self.dir / "cpu.idle").write_text("0")
+        except FileNotFoundError:  # no cpu controller here
+            cpu_priority.unmake_idle(_pids_in(self.dir))
+
+    def cpu_seconds(self) -> float:
+        return _read_key(self.dir / "cpu.stat", "usage_usec") / 1e6
 
     def close(self) -> int:
         return _destroy([self.dir])

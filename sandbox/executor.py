@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import marshal
 import os
 import shutil
 import signal
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox import cpu_priority
 from sandbox.cgroups import RunCgroup
 from sandbox.isolation import Isolation, Level, SandboxSize, launch_argv, prepare, unisolated_argv
 from sandbox.languages import Language, get_language
@@ -152,25 +154,36 @@ def source_size_error(code: str) -> str | None:
 
 
 class Cancel:
-    """Stops a run from another thread: `cancel()` kills its sandbox at once (the caller went away)."""
+    """A run seen from another thread: `cancel()` kills its sandbox at once (the caller went away or
+    gave up on it), `cpu_seconds()` says how much CPU its programs have had so far."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._kill: Callable[[], None] | None = None
+        self._sandbox: _Sandbox | None = None
         self.cancelled = False
 
     def cancel(self) -> None:
         with self._lock:
             self.cancelled = True
-            if self._kill is not None:
-                self._kill()
+            if self._sandbox is not None:
+                self._sandbox.kill()
 
-    def attach(self, kill: Callable[[], None] | None) -> None:
-        """While a sandbox runs, `kill` stops it; a run cancelled before it started is killed on attaching."""
+    def cpu_seconds(self) -> float:
+        sandbox = self._sandbox
+        return sandbox.cpu_seconds() if sandbox is not None else 0.0
+
+    @property
+    def yielded(self) -> bool:
+        """Its programs have used enough CPU to take only spare CPU now (sandbox/cpu_priority.py)."""
+        sandbox = self._sandbox
+        return sandbox is not None and sandbox.yielded
+
+    def attach(self, sandbox: _Sandbox | None) -> None:
+        """The sandbox running now (None: no longer); a run cancelled before it started is killed on attaching."""
         with self._lock:
-            self._kill = kill
-            if kill is not None and self.cancelled:
-                kill()
+            self._sandbox = sandbox
+            if sandbox is not None and self.cancelled:
+                sandbox.kill()
 
 
 class Executor:
@@ -200,7 +213,7 @@ class Executor:
         )
         cancel = cancel or Cancel()
         with _Sandbox(self.level, size, _BASE_ENV | lang.env) as sandbox:
-            cancel.attach(sandbox.kill)
+            cancel.attach(sandbox)
             try:
                 execution = sandbox.run(job, len(tests), limits.total_s, on_result)
             finally:
@@ -258,6 +271,7 @@ class _Sandbox:
         self.leftovers = 0
         self.stopped = False  # kill() was called: a process started after it is killed at once
         self.ended_by_itself = False  # the runner exited on its own (not stopped early or cut off)
+        self.yielded = False  # its programs run long and take only spare CPU now
 
     def __enter__(self) -> _Sandbox:
         return self
@@ -278,7 +292,7 @@ class _Sandbox:
         watchdog = threading.Timer(total_s, self.kill)
         watchdog.start()
         try:
-            payload = json.dumps(job).encode("utf-8", "surrogatepass")
+            payload = marshal.dumps(job)  # the runner imports no json to read it (runner.py)
             with contextlib.suppress(BrokenPipeError):
                 self.process.stdin.write(b"%d\n" % len(payload) + payload)
                 self.process.stdin.flush()
@@ -287,6 +301,9 @@ class _Sandbox:
             oom_seen, stopped = 0, False
             for line in self.process.stdout:
                 message = json.loads(line)
+                if "yield" in message:
+                    self.yield_cpu()
+                    continue
                 oom_now = self.cgroup.oom_kills() if self.cgroup else 0
                 if "compile" in message:
                     execution.compile = ProcessResult.from_runner(message["compile"])
@@ -333,9 +350,32 @@ class _Sandbox:
             self.process.stdin.write(b"+" * count)
             self.process.stdin.flush()
 
+    def yield_cpu(self) -> None:
+        """The runner says its programs run long: from now on they take only spare CPU (cpu_priority.py)."""
+        self.yielded = True
+        if self.cgroup is not None:
+            self.cgroup.yield_cpu()
+        elif self.process is not None:
+            cpu_priority.make_idle([self.process.pid, *cpu_priority.descendants(self.process.pid)])
+
+    def _unyield_cpu(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.unyield_cpu()
+        else:
+            cpu_priority.unmake_idle([self.process.pid, *cpu_priority.descendants(self.process.pid)])
+
+    def cpu_seconds(self) -> float:
+        if self.cgroup is not None:
+            return self.cgroup.cpu_seconds()
+        if self.process is None:
+            return 0.0
+        return cpu_priority.cpu_seconds([self.process.pid, *cpu_priority.descendants(self.process.pid)])
+
     def kill(self) -> None:
         self.stopped = True
         if self.process is not None and self.process.poll() is None:
+            if self.yielded:  # an idle process must first get a CPU to exit: not behind grading work
+                self._unyield_cpu()
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
 

@@ -30,15 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.cgroups import Cgroups, CgroupUnavailable, RunCgroup, find_cgroups
+from sandbox.cpu_priority import FRESH_NICENESS
 
 RUNNER = Path(__file__).with_name("runner.py")
 NOBODY = 65534  # what programs run as when the service is root
 # /etc entries toolchains read; everything else of /etc (passwd, shadow, ...) stays out.
 ETC_ENTRIES = ("/etc/alternatives", "/etc/java-17-openjdk", "/etc/ld.so.cache")
 SANDBOX_PYTHON = "/usr/bin/python3"
-# Sandboxed programs yield the CPU to grading work (a normal math item is never starved by programs
-# spinning to their time limit); a test's wall limit does not count time it waited to run (runner.py).
-RUN_NICENESS = 15
 
 
 class Isolation(enum.Enum):
@@ -185,7 +183,7 @@ def launch_argv(level: Level, cgroup: RunCgroup | None, size: SandboxSize, env: 
         'for f in "$@"; do case "$f" in --) shift; break;; esac; echo $$ > "$f"; shift; done; exec "$@"'
     )
     procs = cgroup.procs_files() if cgroup is not None else []
-    nice = ["nice", "-n", str(RUN_NICENESS)]
+    nice = ["nice", "-n", str(FRESH_NICENESS)]  # sandbox/cpu_priority.py
     return ["/bin/sh", "-c", join, "sh", *procs, "--", *nice, *_drop_privileges(level), *bwrap_argv(size, env)]
 
 

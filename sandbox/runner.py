@@ -15,13 +15,16 @@ program too big or too slow to compile gets a compile verdict instead of killing
 The untrusted children share the runner's uid, so the runner makes itself
 non-dumpable: its /proc entries (fds, memory) become unreachable to them, and they
 never inherit its stdin/stdout. Standard library only (it runs on /usr/bin/python3 -S).
+
+Every run starts one, so its start-up is kept short (about 10 ms of CPU): the job comes
+marshalled (the host's own data), results go out as JSON written here (the json package
+costs more to import than the runner's work on most jobs), and of the modules solutions
+commonly import, only those the solution names are imported before the tests fork.
 """
 
 import builtins
-import contextlib
 import ctypes
 import io
-import json
 import marshal
 import os
 import resource
@@ -29,15 +32,20 @@ import selectors
 import signal
 import sys
 import time
-import traceback
+from _json import encode_basestring_ascii
 
 PR_SET_DUMPABLE = 4
 STDERR_TAIL = 4096
-# How often a running test's CPU waits are looked at (seconds).
-WAIT_LOOK_S = 0.1
+# How often a running test's CPU use and waits are looked at (seconds).
+WAIT_LOOK_S = 0.02
+# A test (or compile step) that has used this much CPU (ns) probably runs long: it goes SCHED_IDLE, behind
+# other runs' start-ups and short tests, and the runner tells the host, which gives the whole run only spare
+# CPU from then on (sandbox/cpu_priority.py).
+YIELD_CPU_NS = 20_000_000
+yield_announced = False
 # bwrap+rlimits: a runtime's writable memory beyond its heap flag (JVM metaspace, code cache, thread stacks).
 DATA_FACTOR = 2
-# Pre-imported so forked Python tests don't pay for the usual competitive-programming imports.
+# Imported before the tests fork, when the solution names them, so each test does not import them again.
 WARM_MODULES = (
     "math", "collections", "itertools", "functools", "heapq", "bisect", "re", "string", "typing", "random",
 )  # fmt: skip
@@ -80,7 +88,8 @@ class Child:
         self.output_exceeded = False
         self.timed_out = False
         self.pidfd = -1
-        self.waited_seen = 0.0  # the CPU wait it had at the last look
+        self.waited_seen = 0  # the CPU wait (ns) it had at the last look
+        self.idle = False  # moved to SCHED_IDLE (count_waits)
         self.waited_for_others = 0.0  # not counted against its wall time (count_waits)
 
 
@@ -182,6 +191,8 @@ def run_python(codes):
         sys.stderr.write("MemoryError\n")
         status = 137
     except BaseException:
+        import traceback  # only for a failing test: it costs start-up time
+
         traceback.print_exc()
         status = 1
     try:
@@ -193,8 +204,10 @@ def run_python(codes):
 
 def kill_group(pid):
     for target in (-pid, pid):
-        with contextlib.suppress(ProcessLookupError):
+        try:  # noqa: SIM105 - contextlib costs start-up time (see the module's docstring)
             os.kill(target, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def run_children(specs, parallel, limits, emit, credits_fd=None):
@@ -289,17 +302,34 @@ def wall_deadline(child, limits):
 
 def count_waits(running):
     """Add to each test the time it waited for a CPU since the last look (schedstat's second field, in ns),
-    unless the sandbox holds more processes than tests: then its own processes held the CPU (a fork bomb)."""
+    unless the sandbox holds more processes than tests: then its own processes held the CPU (a fork bomb).
+    A test past YIELD_CPU_NS of CPU (the first field) goes SCHED_IDLE, and the host hears of it once."""
     crowded = sum(name.isdigit() for name in os.listdir("/proc")) > len(running) + 1  # + the runner
     for child in running.values():
         try:
             with open(f"/proc/{child.pid}/schedstat", "rb") as handle:
-                waited = int(handle.read().split()[1]) / 1e9
-        except (OSError, IndexError, ValueError):
+                ran, waited = (int(field) for field in handle.read().split()[:2])
+        except (OSError, ValueError):
             continue
         if not crowded:
-            child.waited_for_others += waited - child.waited_seen
+            child.waited_for_others += (waited - child.waited_seen) / 1e9
         child.waited_seen = waited
+        if ran > YIELD_CPU_NS and not child.idle:
+            child.idle = True
+            try:  # noqa: SIM105 - contextlib costs start-up time (see the module's docstring)
+                os.sched_setscheduler(child.pid, os.SCHED_IDLE, os.sched_param(0))
+            except OSError:  # it has just ended
+                pass
+            announce_yield()
+
+
+def announce_yield():
+    """Tell the host, once per run, that its programs run long (a line of its own on stdout)."""
+    global yield_announced
+    if not yield_announced:
+        yield_announced = True
+        sys.stdout.write('{"yield": true}\n')
+        sys.stdout.flush()
 
 
 def reap(running, limits):
@@ -390,7 +420,7 @@ def write_files(root, files):
 
 
 def read_job(fd):
-    """A length line, then the job's JSON. Unbuffered: the credits that follow on the same
+    """A length line, then the marshalled job. Unbuffered: the credits that follow on the same
     pipe must stay in it for run_children."""
     header = b""
     while not header.endswith(b"\n"):
@@ -405,15 +435,40 @@ def read_job(fd):
             raise EOFError("the host closed the pipe in the middle of the job")
         chunks.append(chunk)
         remaining -= len(chunk)
-    return json.loads(b"".join(chunks))
+    return marshal.loads(b"".join(chunks))
+
+
+def to_json(value):
+    """JSON for what the runner sends: dicts, lists, strings, numbers, booleans and None."""
+    if isinstance(value, str):
+        return encode_basestring_ascii(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{encode_basestring_ascii(k)}:{to_json(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(map(to_json, value)) + "]"
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    return repr(value)  # int, or a finite float (times)
+
+
+def imported_names(code):
+    """The names a code object and the functions and classes in it use: module names of imports among them."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, type(code)):
+            names |= imported_names(const)
+    return names
 
 
 def lower_session_priority():
     """bubblewrap gives the run a session of its own, and with autogroup scheduling (most desktop and
     many server kernels) each session shares out the CPU as one group, whatever its processes' nice
     values: give the group the niceness the run was started with, so runs yield to grading work."""
-    with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as handle:  # OSError: no autogroup
-        handle.write(str(os.nice(0)))
+    try:
+        with open("/proc/self/autogroup", "w") as handle:
+            handle.write(str(os.nice(0)))
+    except OSError:  # no autogroup in this kernel
+        pass
 
 
 def main():
@@ -430,7 +485,7 @@ def main():
     out = sys.stdout
 
     def emit(message):
-        out.write(json.dumps(message) + "\n")
+        out.write(to_json(message) + "\n")
         out.flush()
 
     root = sys.argv[1]  # /sandbox inside bubblewrap; a temporary directory without isolation
@@ -445,14 +500,16 @@ def main():
         return
     os.chdir(os.path.join(root, "src"))
     python = None  # (the solution's code, each test's code or error) for Python
-    if job["python_main"]:
-        for name in WARM_MODULES:
-            __import__(name)
     if job["python_main"] or job["compile"]:
         compiled, python = compile_once(job, root)
         emit({"compile": compiled})
         if compiled["status"] != "exited" or compiled["exit_code"] != 0:
             return
+    if python is not None:
+        named = imported_names(python[0])
+        for name in WARM_MODULES:
+            if name in named:
+                __import__(name)
     try:
         stdin_paths = write_inputs(root, job["tests"])
     except OSError as exc:  # the tests' data, not the program: a sandbox error, said in one line

@@ -54,3 +54,27 @@ def spin_then_report_niceness(seconds: float) -> int:
     while time.monotonic() < until:
         pass
     return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def sleep_span(seconds: float) -> tuple[float, float]:
+    """When it started and ended: calls running side by side overlap."""
+    started = time.monotonic()
+    time.sleep(seconds)
+    return started, time.monotonic()
+
+
+_judge = None
+
+
+def judge_python(code: str, time_limit_s: float) -> tuple[float, dict]:
+    """Grade `code` on one stdio test with the real code grader and this worker's own sandbox."""
+    global _judge
+    from reward_api.graders.code import grade_code
+    from reward_api.profiles import CodeSettings
+    from sandbox.executor import Executor
+    from sandbox.judge import LocalJudge
+
+    _judge = _judge or LocalJudge(Executor())
+    reference = {"inputs": ["1\n"], "outputs": ["1"], "time_limit": time_limit_s}
+    score = grade_code(f"```python\n{code}\n```", reference, CodeSettings(), _judge)
+    return score.value, score.details

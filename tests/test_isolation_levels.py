@@ -101,10 +101,7 @@ def test_a_dead_processs_run_is_removed_when_a_service_starts(tmp_path: Path) ->
     (`sandbox serve` here: both services sweep in the same place, sandbox.isolation.prepare)."""
     dead = subprocess.Popen(["true"])
     dead.wait()
-    run = find_cgroups().new_run(256 << 20, 16)  # where runs are made (one base per v1 controller)
-    bases = [Path(procs).parent.parent for procs in run.procs_files()]
-    run.close()
-    stale = [base / f"{RUN_PREFIX}{dead.pid}-stale" for base in bases]
+    stale = [base / f"{RUN_PREFIX}{dead.pid}-stale" for base in find_cgroups().run_bases()]
     for directory in stale:
         directory.mkdir()
     sleeper = subprocess.Popen(["sleep", "300"])

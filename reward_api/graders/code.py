@@ -24,12 +24,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from reward_api import call_control
 from reward_api.graders.base import Score
 from reward_api.graders.code_reference import CodeReference, parse_reference
 from reward_api.graders.math_extract import answer_region
 from reward_api.profiles import CodeSettings
-from sandbox.executor import source_size_error
-from sandbox.judge import JudgeBackend, JudgeReport, compile_error_report
+from sandbox.executor import Cancel, source_size_error
+from sandbox.judge import JudgeBackend, JudgeReport, LocalJudge, compile_error_report
 from sandbox.languages import UnknownLanguage, get_language
 
 # Per-test verdicts echoed in `details`; details travel back to the trainer with every item.
@@ -65,12 +66,25 @@ def grade_code(
     if (too_large := source_size_error(program)) is not None:
         report = compile_error_report(len(ref.suite.tests), too_large)
     else:
-        report = backend.judge(language, program, ref.suite, ref.limits, ref.stop_on_first_failure)
+        report = _judge(backend, language, program, ref)
     if report.sandbox_error:
         raise SandboxError(report.sandbox_error[-500:])
     all_passed = report.passed == len(report.tests) > 0
     value = float(all_passed) if settings.all_or_nothing else report.pass_fraction
     return Score(value, details | _report_details(report, ref))
+
+
+def _judge(backend: JudgeBackend, language: str, program: str, ref: CodeReference) -> JudgeReport:
+    """Judge, letting the pool see the run's CPU and stop it (call_control.py) when judging happens here."""
+    control = call_control.current()
+    if control is None or not isinstance(backend, LocalJudge):
+        return backend.judge(language, program, ref.suite, ref.limits, ref.stop_on_first_failure)
+    cancel = Cancel()
+    control.attach(cancel)
+    try:
+        return backend.judge(language, program, ref.suite, ref.limits, ref.stop_on_first_failure, cancel)
+    finally:
+        control.attach(None)
 
 
 def extract_code(completion: str) -> CodeBlock | None:

@@ -1,0 +1,110 @@
+"""CPU priority of sandboxed programs: fresh runs yield to grading work, runs that go on take only spare CPU.
+
+A run starts fresh, at FRESH_NICENESS: a normal program's whole run (interpreter start-up, compiling, a few
+tests) takes a few hundredths of a CPU second, and its item's batch waits for it. Once one of its tests
+has used 20 ms of CPU (runner.py YIELD_CPU_NS) it probably runs long: the runner makes that test
+SCHED_IDLE and tells the host, which moves the whole run to the idle class: it gets a CPU only when nothing
+else wants one. The runner counts a test's wall limit without the time it waited for a CPU, so a starved
+program is never a wrong time-limit verdict.
+
+How depends on what this process may write (sandbox/cgroups.py says which applies):
+- cgroup v1 with a writable `cpu` hierarchy: every run starts in one shared group (`FRESH_GROUP`, under this
+  process's own cpu cgroup), so fresh runs together weigh as one session however many there are, and a
+  yielded run's processes move into another (`IDLE_GROUP`, `cpu.idle` 1): one idle entity for all of them.
+- cgroup v2 with the `cpu` controller: the run's own cgroup starts at `cpu.weight.nice` FRESH_NICENESS and
+  gets `cpu.idle` 1 when it yields.
+- otherwise: each process starts at nice FRESH_NICENESS, and on yielding goes SCHED_IDLE with its
+  session's autogroup at nice 19. Every run is a session of its own (bubblewrap --new-session), and
+  autogroup kernels share the CPU per session whatever the nice values, so there each run still weighs
+  one low-priority session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+FRESH_NICENESS = 15  # sandboxed programs, from their start: grading work comes first
+IDLE_NICENESS = 19  # autogroups of yielded runs, where no cgroup can make them idle
+FRESH_GROUP = "reward-fresh-runs"  # v1: the cpu cgroup every run starts in
+IDLE_GROUP = "reward-idle-runs"  # v1: the cpu cgroup every yielded run moves into
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def threads_of(pid: int) -> list[int]:
+    """The thread ids of process `pid` (none once it is gone): scheduling settings are per thread."""
+    with contextlib.suppress(OSError):
+        return [int(task.name) for task in Path(f"/proc/{pid}/task").iterdir()]
+    return []
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid`, from /proc/PID/task/TID/children."""
+    found, frontier = [], [pid]
+    while frontier:
+        parent = frontier.pop()
+        for thread in threads_of(parent):
+            with contextlib.suppress(OSError):
+                frontier.extend(
+                    int(child) for child in Path(f"/proc/{parent}/task/{thread}/children").read_text().split()
+                )
+        if parent != pid:
+            found.append(parent)
+    return found
+
+
+def make_idle(pids: Iterable[int]) -> None:
+    """SCHED_IDLE for every thread of `pids`, and their sessions' autogroups at IDLE_NICENESS. Processes they
+    start later inherit the policy."""
+    for pid in pids:
+        with contextlib.suppress(OSError):  # gone, or no autogroup in this kernel
+            Path(f"/proc/{pid}/autogroup").write_text(str(IDLE_NICENESS))
+        for thread in threads_of(pid):
+            with contextlib.suppress(OSError):
+                os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
+
+
+def unmake_idle(pids: Iterable[int]) -> None:
+    """Back to normal scheduling before a kill: a killed process must run to exit, and an idle one may wait
+    long for a CPU on a busy machine (holding its run's teardown). Best effort: lowering niceness or leaving
+    SCHED_IDLE may need privileges."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            Path(f"/proc/{pid}/autogroup").write_text(str(FRESH_NICENESS))
+        for thread in threads_of(pid):
+            with contextlib.suppress(OSError):
+                os.sched_setscheduler(thread, os.SCHED_OTHER, os.sched_param(0))
+
+
+def cpu_seconds(pids: Iterable[int]) -> float:
+    """CPU the processes `pids` used, their reaped children included (a finished test counts in its parent)."""
+    ticks = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+    return ticks / _CLOCK_TICKS
+
+
+def v1_groups(own_cpu_cgroup: Path | None) -> tuple[Path, Path] | None:
+    """v1: the shared fresh and idle cpu cgroups under this process's own, made once; None where they
+    cannot be (no writable `cpu` hierarchy, or a kernel before 5.15 without cpu.idle)."""
+    if own_cpu_cgroup is None or not (own_cpu_cgroup / "cpu.idle").exists():
+        return None
+    fresh, idle = own_cpu_cgroup / FRESH_GROUP, own_cpu_cgroup / IDLE_GROUP
+    try:
+        fresh.mkdir(exist_ok=True)
+        idle.mkdir(exist_ok=True)
+        (idle / "cpu.idle").write_text("1")
+    except OSError:
+        return None
+    return fresh, idle
+
+
+def move_into(group: Path, pids: Iterable[int]) -> None:
+    """Move processes into the cpu cgroup `group` (v1: independent of their memory and pids cgroups)."""
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, FileNotFoundError):
+            (group / "cgroup.procs").write_text(str(pid))

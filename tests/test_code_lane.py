@@ -1,0 +1,137 @@
+"""The pool's code lane: calls side by side in one worker, stopped one at a time, and programs that run long
+taking only spare CPU (sandbox/cpu_priority.py) and stopped when they starve while every slot is taken.
+
+Real sandbox runs throughout: the calls grade Python programs with the code grader in the worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from reward_api.pool import WorkerPool
+from sandbox.cgroups import find_cgroups
+from sandbox.executor import Cancel, Executor, Limits
+from sandbox.executor import TestInput as Input
+from tests import pool_jobs
+from tests.test_pool import run, with_pool
+
+SPIN = "while True:\n    pass"
+ECHO = "print(input())"
+
+
+def lane(calls: int, deadline_s: float = 30.0):
+    """One normal worker and one code worker running `calls` calls at once."""
+    return {"size": 1, "deadline_s": deadline_s, "children_size": 1, "children_calls": calls, "memory_mb": 2048}
+
+
+def runs_of(worker_pid: int) -> list[Path]:
+    return [run for run in find_cgroups().runs() if run.name.split("-")[2] == str(worker_pid)]
+
+
+def test_code_calls_run_side_by_side_in_one_worker() -> None:
+    async def body(pool: WorkerPool):
+        return await asyncio.gather(*(pool.call(pool_jobs.sleep_span, 1.0, in_children=True) for _ in range(4)))
+
+    outcomes, restarts = run(with_pool(body, **lane(calls=4)))
+    assert [o.status for o in outcomes] == ["ok"] * 4
+    assert max(o.value[0] for o in outcomes) < min(o.value[1] for o in outcomes)  # all four were running at once
+    assert restarts == []
+
+
+def test_a_code_call_past_its_deadline_is_stopped_and_its_worker_lives() -> None:
+    async def body(pool: WorkerPool):
+        worker = (await pool.call(pool_jobs.pid, in_children=True)).value
+        spinner = pool.call(pool_jobs.judge_python, SPIN, 20.0, in_children=True, deadline_s=2.0)
+        echo = pool.call(pool_jobs.judge_python, ECHO, 2.0, in_children=True)
+        stopped, graded = await asyncio.gather(spinner, echo)
+        await asyncio.sleep(0.5)  # the stopped run's teardown, in the worker
+        return worker, stopped, graded, (await pool.call(pool_jobs.pid, in_children=True)).value
+
+    (worker, stopped, graded, worker_after), restarts = run(with_pool(body, **lane(calls=2)))
+    assert stopped.status == "timeout" and "stopped at the 2s deadline" in stopped.error, stopped
+    assert stopped.seconds < 10  # not its program's 20 s time limit
+    assert graded.status == "ok" and graded.value[0] == 1.0  # the call beside it was graded
+    assert worker_after == worker and restarts == []  # stopped through its grader: the worker lives
+    assert runs_of(worker) == []  # and the stopped program's run is gone
+
+
+def test_a_cancelled_code_call_stops_only_itself() -> None:
+    async def body(pool: WorkerPool):
+        worker = (await pool.call(pool_jobs.pid, in_children=True)).value
+        spinner = asyncio.ensure_future(pool.call(pool_jobs.judge_python, SPIN, 20.0, in_children=True))
+        sleeper = asyncio.ensure_future(pool.call(pool_jobs.sleep_span, 2.0, in_children=True))
+        await asyncio.sleep(1.0)
+        spinner.cancel()  # its request went away
+        slept = await sleeper
+        await asyncio.sleep(0.5)
+        return slept, runs_of(worker)
+
+    (slept, runs_left), restarts = run(with_pool(body, **lane(calls=2)))
+    assert slept.status == "ok"
+    assert runs_left == [] and restarts == []
+
+
+def test_a_killed_code_worker_answers_every_call_after_one_retry(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+
+    async def body(pool: WorkerPool):
+        calls = [pool.call(pool_jobs.write_pid_then_sleep, str(pids), 2.0, in_children=True) for _ in range(3)]
+        tasks = [asyncio.ensure_future(call) for call in calls]
+        while not pids.exists() or len(pids.read_text().split()) < 3:
+            await asyncio.sleep(0.05)
+        os.kill(int(pids.read_text().split()[0]), signal.SIGKILL)
+        return await asyncio.gather(*tasks)
+
+    outcomes, restarts = run(with_pool(body, **lane(calls=3)))
+    assert [o.status for o in outcomes] == ["ok"] * 3  # each retried once on the replacement
+    assert restarts == ["crash"]
+    first = int(pids.read_text().split()[0])
+    assert all(o.value != first for o in outcomes)
+
+
+def test_starved_programs_are_stopped_when_every_slot_is_taken() -> None:
+    """Two CPU hogs at normal priority hold both cores: programs that run long get only spare CPU, none, and
+    with every slot of the lane taken they are stopped instead of holding it until their deadline."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+    try:
+
+        async def body(pool: WorkerPool):
+            spinners = [pool.call(pool_jobs.judge_python, SPIN, 40.0, in_children=True) for _ in range(2)]
+            return await asyncio.gather(*spinners)
+
+        outcomes, restarts = run(with_pool(body, **lane(calls=2, deadline_s=60.0)))
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    for outcome in outcomes:
+        assert outcome.status == "timeout" and "stopped: its programs got" in outcome.error, outcome
+        assert outcome.seconds < 30  # long before their 40 s limit and 60 s deadline
+    assert restarts == []
+
+
+def test_a_program_that_runs_long_moves_to_idle_cpu_and_keeps_its_verdict() -> None:
+    """Past 20 ms of CPU a test is idle-class: it yields to everything else, and its time limit still counts
+    only the CPU it had, so the verdict is a time limit, not a wall-clock cut."""
+    executor, cancel, seen = Executor(), Cancel(), []
+
+    def watch() -> None:
+        while not seen:
+            if cancel.yielded:
+                seen.append(time.monotonic())
+            time.sleep(0.01)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    execution = executor.run("python", SPIN, [Input()], Limits(time_s=1.0), cancel=cancel)
+    seen.append(None)
+    [result] = execution.tests
+    assert result.status == "timeout" and result.cpu_s >= 1.0, result
+    assert seen[0] is not None, "the run never moved to idle CPU"
