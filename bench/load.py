@@ -16,7 +16,10 @@ sends each kind's same item again and again (tests that timeouts are remembered)
 Normal items/s counts normal items graded (`ok`) per second of the phase; latency is a normal
 item's request round trip. The slow kinds are a table (SLOW_KINDS) and the report says per
 kind how many hit `timeout` and how long they took: a kind the graders learn to decide fast
-shows it. Worker restarts per phase come from the service's /metrics. RSS of the server process
+shows it. Worker restarts per phase come from the service's /metrics. The machine's busy CPU per
+phase gives each normal item's CPU (A) and each slow item's (B: what B used beyond its normal items),
+and from them the most B/A can be while the load keeps the cores busy, however the service
+schedules: a code item that spins costs at least its sandbox's start-up. RSS of the server process
 and of its descendants (forkserver, grading workers, sandboxes) comes from /proc at start, after
 the warm-up and at the end; forked workers share pages, so their sum overstates what they use
 together. Client and service share this machine's cores: the load average before the run says
@@ -200,6 +203,7 @@ class Phase:
     slow: dict[str, SlowKindStats] = field(default_factory=dict)
     worker_restarts: Counter[str] = field(default_factory=Counter)  # by reason, from the service's /metrics
     elapsed_s: float = 0.0
+    busy_core_s: float = 0.0  # CPU the whole machine used during the phase (client, service, sandboxes, others)
 
     @property
     def rate(self) -> float:
@@ -307,7 +311,7 @@ async def run_phase(url: str, phase: Phase, items: NormalItems, args: argparse.N
         httpx.AsyncClient(base_url=url, timeout=None, limits=limits) as normal_client,
         httpx.AsyncClient(base_url=url, timeout=None, limits=limits) as slow_client,
     ):
-        started = time.perf_counter()
+        started, busy_before = time.perf_counter(), busy_core_seconds()
         stop = started + args.seconds
         give_up = stop + args.deadline + GRACE_S
         sender = SlowSender(slow_client, phase, slow_share, args)
@@ -320,9 +324,16 @@ async def run_phase(url: str, phase: Phase, items: NormalItems, args: argparse.N
             await sender.run(stop)
         await _wait_or_cancel(loops, give_up)
         phase.elapsed_s = time.perf_counter() - started
+        phase.busy_core_s = busy_core_seconds() - busy_before
         await _wait_or_cancel(set(sender.requests), give_up)
         progress.cancel()
         print(file=sys.stderr)
+
+
+def busy_core_seconds() -> float:
+    """CPU seconds this machine has been busy since boot, all cores (/proc/stat: all but idle and iowait)."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
 async def _wait_or_cancel(tasks: set[asyncio.Task], until: float) -> None:
@@ -423,8 +434,34 @@ def report(phases: list[Phase], memory_at: dict[str, Memory], load_before: float
     for when, used in memory_at.items():
         print(f"memory {when:14s}: {used}")
     print(f"load average (1 min) before the load: {load_before:.1f} on {os.cpu_count()} cores (other work lowers all)")
+    _print_cpu_bound(phases[0], phases[-1])
     a, b = phases[0].rate, phases[-1].rate
     print(f"normal items/s: A={a:.1f} B={b:.1f} ratio B/A={b / a if a else float('nan'):.2f}")
+
+
+def _print_cpu_bound(a: Phase, b: Phase) -> None:
+    """What the slow items cost in CPU, and what that allows B/A to be on a machine the load keeps busy.
+
+    A normal item costs the machine's busy CPU in A over the items graded; a slow item whatever more B's
+    busy CPU holds than its normal items at A's cost (its sandbox start-up and the CPU it got before
+    yielding, or a math grader's work). If A kept the cores busy, B can grade at most
+    c_normal / (c_normal + slow_per_normal * c_slow) of A's rate, however it schedules."""
+    cores = os.cpu_count() or 1
+    normal_a, normal_b = a.normal_statuses["ok"], b.normal_statuses["ok"]
+    slow_sent = sum(s.sent for s in b.slow.values())
+    print(
+        f"machine CPU busy: A {a.busy_core_s / a.elapsed_s:.2f} cores, B {b.busy_core_s / b.elapsed_s:.2f} cores "
+        f"of {cores}"
+    )
+    if not (normal_a and normal_b and slow_sent):
+        return
+    c_normal = a.busy_core_s / normal_a
+    c_slow = max(0.0, b.busy_core_s - normal_b * c_normal) / slow_sent
+    bound = c_normal / (c_normal + slow_sent / normal_b * c_slow)
+    print(
+        f"CPU per normal item (A) {c_normal * 1e3:.2f} ms, per slow item (B) {c_slow * 1e3:.1f} ms: "
+        f"on a busy machine B/A can be at most {bound:.2f}"
+    )
 
 
 # ------------------------------------------------------------------------------ main

@@ -208,9 +208,11 @@ def _serve_side_by_side(conn: Connection, calls_at_once: int) -> NoReturn:
 
 
 def _stop_starved_calls(controls: dict[int, CallControl], calls_at_once: int) -> None:
-    """While every slot is taken, stop the calls whose programs have run long (yielded: they take only spare
-    CPU) and together get almost no CPU: other grading work holds the machine, and they would hold their
-    slots until their deadlines while the calls queued behind them wait."""
+    """While every slot is taken, and the calls whose programs run long (yielded: they take only spare CPU)
+    hold more than half of them and together get almost no CPU, stop the excess, those that have had the
+    least CPU first: other work holds the machine, and they would hold their slots until their deadlines
+    while the calls queued behind them wait. Half the slots stay for programs that are merely slow (a few
+    heavy tests in a batch get their CPU once the programs queued before them have run)."""
     last: dict[int, tuple[float, float]] = {}  # call id -> (time, its programs' CPU) at the previous look
     while True:
         time.sleep(STARVED_LOOK_S)
@@ -229,9 +231,11 @@ def _stop_starved_calls(controls: dict[int, CallControl], calls_at_once: int) ->
             last[call_id] = (now, cpu)
         for call_id in set(last) - set(controls):
             del last[call_id]
-        if not rates or sum(rates.values()) >= STARVED_CORES:
+        excess = len(rates) - calls_at_once // 2
+        if excess <= 0 or sum(rates.values()) >= STARVED_CORES:
             continue
-        for call_id, rate in rates.items():
+        for call_id in sorted(rates, key=lambda call_id: last[call_id][1])[:excess]:
+            rate = rates[call_id]
             if (control := controls.get(call_id)) is not None:
                 control.stop(
                     f"stopped: its programs got {rate:.0%} of a core while every one of this worker's "

@@ -4,7 +4,8 @@ One guest boots (tests/cgroup2_guest.py: QEMU, `cgroup_no_v1=all`) and runs the 
 on users' hosts, from tests/test_isolation_levels.py and the hostile suite's Python rows named in
 HOSTILE_ROWS (tests/test_sandbox_hostile.py through `sandbox serve`):
 - as root in the guest's root cgroup (the service makes its own subtree, `reward-sandbox`): the
-  hostile rows, and a dead process's run removed when a service starts;
+  hostile rows, a dead process's run removed when a service starts, and a program that runs long
+  moved to idle CPU (`cpu.idle` on its cgroup);
 - as uid 1000 in a subtree delegated to it as systemd's `Delegate=yes` does (the directory and its
   cgroup.procs, cgroup.subtree_control and cgroup.threads owned by the user): the same, plus the
   reward service grading math and code at `bwrap+cgroup2` (bubblewrap in an unprivileged user
@@ -29,12 +30,12 @@ HOSTILE_ROWS = [
     "py-connect-host", "py-read-shadow", "py-env-secret", "py-kill-parent", "py-fork-bomb", "py-thread-bomb",
     "py-allocate", "py-fill-disk-files", "py-daemon", "py-spin",
 ]  # fmt: skip
-SANDBOX_CHECKS = "kept_answering or test_a_dead_processs_run or " + " or ".join(HOSTILE_ROWS)
+SANDBOX_CHECKS = "kept_answering or test_a_dead_processs_run or moves_to_idle_cpu or " + " or ".join(HOSTILE_ROWS)
 
 
 def checks(selection: str) -> list[str]:
     return ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "tests/test_isolation_levels.py",
-            "tests/test_sandbox_hostile.py", "-k", selection]  # fmt: skip
+            "tests/test_sandbox_hostile.py", "tests/test_code_lane.py", "-k", selection]  # fmt: skip
 
 
 ENV = {"EXPECT_ISOLATION": "bwrap+cgroup2", "SERVICE_READY_TIMEOUT_S": "900"}
@@ -65,7 +66,7 @@ def test_sandbox_and_service_on_cgroup_v2_as_root_and_as_a_user() -> None:
     output = result.output
     assert "ROOT_RC=0" in output and "USER_RC=0" in output, output[-8000:]
     root_part, user_part = output.split("== as uid", 1)
-    for part, expected in ((root_part, len(HOSTILE_ROWS) + 2), (user_part, len(HOSTILE_ROWS) + 3)):
+    for part, expected in ((root_part, len(HOSTILE_ROWS) + 3), (user_part, len(HOSTILE_ROWS) + 4)):
         passed = re.search(r"(\d+) passed", part)
         assert passed and int(passed.group(1)) == expected, part[-4000:]
         assert " failed" not in part and " error" not in part, part[-4000:]
