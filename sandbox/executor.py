@@ -23,6 +23,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -253,6 +254,43 @@ def _compiles(job: dict[str, Any]) -> bool:
     return bool(job["compile"] or job["python_main"])
 
 
+class _BudgetWatchdog:
+    """Kills a run at its total time budget, not counting time it was starved: a run that has yielded
+    (cpu_priority.py) and got less than STARVED_SHARE of a core goes on, up to STARVED_CAP budgets, since its
+    programs may not have run at all. One still starved then is killed without a verdict (`starved`):
+    a busy machine must not read as programs too slow."""
+
+    STARVED_SHARE = 0.5
+    STARVED_CAP = 4
+    LOOK_S = 1.0
+
+    def __init__(self, sandbox: _Sandbox, total_s: float) -> None:
+        self.sandbox, self.total_s = sandbox, total_s
+        self.started = time.monotonic()
+        self.fired = threading.Event()
+        self.starved = False
+        self._ended = False
+        self._timer = threading.Timer(total_s, self._check)
+        self._timer.start()
+
+    def _check(self) -> None:
+        if self._ended:
+            return
+        elapsed = time.monotonic() - self.started
+        starved = self.sandbox.yielded and self.sandbox.cpu_seconds() < self.STARVED_SHARE * elapsed
+        if starved and elapsed < self.STARVED_CAP * self.total_s and not self.sandbox.stopped:
+            self._timer = threading.Timer(self.LOOK_S, self._check)
+            self._timer.start()
+            return
+        self.starved = starved
+        self.fired.set()
+        self.sandbox.kill()
+
+    def cancel(self) -> None:
+        self._ended = True
+        self._timer.cancel()
+
+
 class _Sandbox:
     """One runner process in its isolation, with everything cleaned up on exit."""
 
@@ -289,8 +327,7 @@ class _Sandbox:
         )
         if self.stopped:  # cancelled while it was starting
             self.kill()
-        watchdog = threading.Timer(total_s, self.kill)
-        watchdog.start()
+        watchdog = _BudgetWatchdog(self, total_s)
         try:
             payload = marshal.dumps(job)  # the runner imports no json to read it (runner.py)
             with contextlib.suppress(BrokenPipeError):
@@ -320,7 +357,12 @@ class _Sandbox:
                     stopped = True
                     break
                 self._grant_credit()
-            execution.timed_out = watchdog.finished.is_set()  # set here only if it fired
+            execution.timed_out = watchdog.fired.is_set()
+            if watchdog.starved:
+                execution.sandbox_error = (
+                    f"the run got too little CPU to finish within its {total_s:g}s budget (the machine is busy "
+                    "with other work): no verdict"
+                )
             if not (stopped or execution.timed_out):
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     self.process.wait(timeout=5)

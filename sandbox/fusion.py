@@ -132,8 +132,9 @@ def _return_code(result: ProcessResult) -> int | None:
 
 
 def _missing(execution: Execution) -> dict[str, Any]:
-    """A stage that produced no result: cut off by the run's time budget, or the sandbox failed."""
-    if execution.timed_out:
+    """A stage that produced no result: cut off by the run's time budget, or the sandbox failed (a run starved
+    past its budget too: no verdict)."""
+    if execution.timed_out and execution.sandbox_error is None:
         return {"status": "TimeLimitExceeded", "execution_time": None, "return_code": None, "stdout": "", "stderr": ""}
     return sandbox_error_result(execution.sandbox_error or "the sandbox ended without a result")
 

@@ -156,3 +156,22 @@ def test_a_program_that_runs_long_moves_to_idle_cpu_and_keeps_its_verdict() -> N
     assert result.status == "timeout" and result.cpu_s > 0.9, result  # it had its second of CPU
     assert seen.get("idle"), "the run never moved to idle CPU"
     assert all(seen["idle"].values()), f"processes of the run not idle: {seen['idle']}"
+
+
+def test_a_run_starved_past_its_budget_gets_no_verdict_and_one_that_ran_does() -> None:
+    """The whole run's time budget does not count time it was starved: a spinning program behind CPU hogs is
+    given up without a verdict (never a time limit that reads as a too-slow program), one that was not
+    starved (it sleeps) is cut at its budget as always."""
+    executor = Executor()
+    limits = Limits(time_s=20.0, wall_s=60.0, total_s=1.5)
+    slept = executor.run("python", "import time\ntime.sleep(60)", [Input()], limits)
+    assert slept.timed_out and slept.sandbox_error is None  # cut at the budget: its verdict stands
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+    try:
+        starved = executor.run("python", SPIN, [Input()], limits)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert starved.timed_out and starved.sandbox_error is not None, starved
+    assert "too little CPU" in starved.sandbox_error
