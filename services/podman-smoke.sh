@@ -8,7 +8,8 @@
 #   sudo services/podman-smoke.sh      # 3-4 minutes on 2 cores from nothing, about 1.5 with built images
 #
 # Needs root (the sandbox manages cgroups; debootstrap), podman + runc, podman-compose (pip), python3, and
-# ports 8000-8003, 8081-8082 and 8404 free. Environment:
+# ports 8000-8003, 8081-8082 and 8404 free. On a host with cgroup v1 memory and pids hierarchies it adds
+# services/compose.cgroup-v1.yml. Environment:
 #   BASE_IMAGE      base of every image (default localhost/debian-base:bookworm, made by
 #                   services/base/make-base-image.sh when missing; debian:bookworm-slim where a registry is
 #                   reachable)
@@ -39,6 +40,12 @@ host) compose+=(-f services/compose.host.yml) ;;
 bridge) ;;
 *) echo "podman-smoke: NETWORK=${NETWORK} is neither host nor bridge" >&2 && exit 1 ;;
 esac
+# podman's option for a writable cgroup v2 mount (it refuses Docker's writable-cgroups=true, docker-compose.yml's
+# default); on a hybrid cgroup v1 host the sandboxes get the host's hierarchies instead.
+export SANDBOX_CGROUP_OPT="${SANDBOX_CGROUP_OPT:-unmask=/sys/fs/cgroup}"
+if grep -Eq '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup; then
+    compose+=(-f services/compose.cgroup-v1.yml)
+fi
 
 log() { echo "podman-smoke: $*" >&2; }
 fail() {

@@ -2,8 +2,10 @@
 and runs them for real):
 
 - every services/*/Dockerfile passes hadolint and builds FROM the `BASE_IMAGE` argument;
-- docker-compose.yml and services/compose.host.yml validate against the Compose Specification's JSON schema, and
-  every address in them points at the port the named service listens on;
+- docker-compose.yml, services/compose.host.yml and services/compose.cgroup-v1.yml validate against the Compose
+  Specification's JSON schema, and every address in them points at the port the named service listens on;
+- the sandbox services run with least privilege on cgroup v2 (no host cgroup mounts, our seccomp profile, two
+  capabilities), the v1 override adds only what v1 needs, and services/podman-cgroup2.sh measures these settings;
 - every REWARD_API_* and SANDBOX_* variable the files and images give a service is a setting it accepts;
 - HAProxy accepts services/lb/haproxy.cfg with the balancer's environment from each file and from its image;
 - the sandbox image holds only sandbox/ and service_kit/, installs everything they import, and those two
@@ -43,6 +45,9 @@ SERVICES = REPO / "services"
 DOCKERFILES = {path.parent.name: path for path in sorted(SERVICES.glob("*/Dockerfile"))}
 COMPOSE_FILE = REPO / "docker-compose.yml"
 HOST_OVERRIDE = SERVICES / "compose.host.yml"
+CGROUP_V1_OVERRIDE = SERVICES / "compose.cgroup-v1.yml"
+SECCOMP_PROFILE = SERVICES / "sandbox" / "seccomp.json"
+PODMAN_CGROUP2 = SERVICES / "podman-cgroup2.sh"
 COMPOSE_SCHEMA = SERVICES / "compose-spec" / "compose-spec.json"
 HAPROXY_CFG = SERVICES / "lb" / "haproxy.cfg"
 # What the sandbox image may take from the build context: its two packages and the pins of their dependencies.
@@ -294,7 +299,7 @@ def compose_validator() -> jsonschema.Draft7Validator:
     return jsonschema.Draft7Validator(json.loads(COMPOSE_SCHEMA.read_text()))
 
 
-@pytest.mark.parametrize("path", [COMPOSE_FILE, HOST_OVERRIDE], ids=lambda path: path.name)
+@pytest.mark.parametrize("path", [COMPOSE_FILE, HOST_OVERRIDE, CGROUP_V1_OVERRIDE], ids=lambda path: path.name)
 def test_compose_file_follows_the_compose_specification(path: Path, compose_validator: Any) -> None:
     errors = [
         f"{'.'.join(map(str, error.absolute_path))}: {error.message}"
@@ -315,6 +320,65 @@ def test_host_networking_covers_every_service_and_publishes_nothing() -> None:
     for name, service in with_host_networking().items():
         assert service["network_mode"] == "host", name
         assert not service.get("ports"), f"{name} publishes {service['ports']} on the host's network"
+
+
+def sandboxes(path: Path) -> dict[str, dict[str, Any]]:
+    return {name: s for name, s in load_compose(path)["services"].items() if service_kind(s) == "sandbox"}
+
+
+def test_sandboxes_run_with_least_privilege_and_no_host_cgroup_mounts() -> None:
+    """cgroup v2: the container's own cgroup in a private namespace, made writable; our seccomp profile instead of
+    none; only the capabilities setpriv needs (README "Containers and compose" has the measured table)."""
+    found = sandboxes(COMPOSE_FILE)
+    assert sorted(found) == ["sandbox-1", "sandbox-2"]
+    for name, service in found.items():
+        assert service["cgroup"] == "private" and not service.get("privileged"), name
+        assert not service.get("volumes"), f"{name} mounts {service['volumes']}"
+        assert (service["cap_drop"], service["cap_add"]) == (["ALL"], ["SETUID", "SETGID"]), name
+        assert service["read_only"] is True and service["tmpfs"] == ["/tmp"], name
+        options = [_interpolate(option, {}) for option in service["security_opt"]]
+        assert options == [
+            f"seccomp={SECCOMP_PROFILE.relative_to(REPO)}",
+            "apparmor=unconfined",
+            "systempaths=unconfined",
+            "no-new-privileges=true",
+            "writable-cgroups=true",  # Docker 28+
+        ], name
+        podman = _interpolate(service["security_opt"][-1], {"SANDBOX_CGROUP_OPT": "unmask=/sys/fs/cgroup"})
+        assert podman == "unmask=/sys/fs/cgroup", name
+    profile = json.loads(SECCOMP_PROFILE.read_text())
+    assert profile["defaultAction"] == "SCMP_ACT_ERRNO"  # refuses what it does not name
+
+
+def test_the_cgroup_v1_override_gives_the_sandboxes_the_hosts_hierarchies_only() -> None:
+    """What a hybrid v1 host needs on top: the host's memory and pids hierarchies read-write, in the host's cgroup
+    namespace (a private one hides the container's place in them: the service refuses to start)."""
+    override = load_compose(CGROUP_V1_OVERRIDE)["services"]
+    assert set(override) == set(sandboxes(COMPOSE_FILE))
+    for name, service in override.items():
+        assert service == {
+            "cgroup": "host",
+            "volumes": [f"/sys/fs/cgroup/{c}:/sys/fs/cgroup/{c}" for c in ("memory", "pids")],
+        }, name
+
+
+def test_the_podman_cgroup2_rows_start_from_the_compose_settings() -> None:
+    """services/podman-cgroup2.sh leaves out one setting at a time from these: they must be docker-compose.yml's
+    sandbox settings as podman options (podman's writable-cgroup option for Docker's)."""
+    script = PODMAN_CGROUP2.read_text()
+    seccomp = re.search(r"^seccomp=(\S+)$", script, re.MULTILINE)
+    block = re.search(r"^declare -A setting=\((.*?)^\)$", script, re.MULTILINE | re.DOTALL)
+    assert seccomp and block, "podman-cgroup2.sh: no `seccomp=` line or `declare -A setting=(...)` block"
+    values = re.findall(r'\[\w+\]="([^"]*)"', block[1])
+    words = Counter(" ".join(values).replace("$seccomp", seccomp[1]).split())
+    service = load_compose(COMPOSE_FILE)["services"]["sandbox-1"]
+    podman = {"SANDBOX_CGROUP_OPT": "unmask=/sys/fs/cgroup"}
+    security = [_interpolate(option, podman) for option in service["security_opt"]]
+    expected = [f"--cgroupns={service['cgroup']}", "--read-only"]
+    for flag, values in (("--tmpfs", service["tmpfs"]), ("--cap-drop", service["cap_drop"]),
+                         ("--cap-add", service["cap_add"]), ("--security-opt", security)):  # fmt: skip
+        expected += [word for value in values for word in (flag, value)]
+    assert words == Counter(expected)
 
 
 def _listen_port(service: dict[str, Any]) -> int | None:

@@ -6,7 +6,8 @@
 - The environment the kubelet gives each container is settings its service accepts; workers = CPU limit.
 - The probes' paths answer 200 on the container ports of the real services started with the manifests'
   settings; both pods also run under runc (podman, rootful) with their securityContext, volumes, limits,
-  environment and command, and grade a math and a code item end to end.
+  environment and command, and grade a math and a code item end to end; the sandbox pod, with nothing of the
+  node mounted, gives every run a cgroup (`bwrap+cgroup1` on this hybrid host).
 - Every metric the Grafana dashboard queries is in the real /metrics of both services after grading;
   Prometheus' targets follow the port plan and docker-compose.yml.
 """
@@ -36,6 +37,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from reward_api.config import Config
 from reward_api.local import LocalServer, free_port
+from sandbox.cgroups import host_version
 from sandbox.service import ServiceConfig
 
 REPO = Path(__file__).resolve().parents[1]
@@ -246,11 +248,15 @@ def test_workers_match_the_cpu_limit_and_requests_equal_limits(name: str, worker
         assert literal_env(name)["SANDBOX_PARALLEL"] == "1"
 
 
-def test_sandbox_pod_mounts_what_isolation_needs_and_the_reward_api_pod_is_restricted() -> None:
+def test_no_pod_mounts_the_node_and_the_reward_api_pod_is_restricted() -> None:
+    """The sandbox pod is option A of its manifest: privileged, so the runtime gives it its own cgroup writable on
+    cgroup v1 and v2 nodes alike (the pods' run checks its level below); nothing of the node is mounted."""
+    for name, dep in objects("Deployment").items():
+        volumes = dep["spec"]["template"]["spec"].get("volumes", [])
+        assert not [v for v in volumes if "hostPath" in v], f"{name} mounts a path of the node"
     sandbox = container("sandbox")
-    assert sandbox["securityContext"]["readOnlyRootFilesystem"]
-    mounts = {m["mountPath"] for m in sandbox["volumeMounts"]}
-    assert {"/tmp", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids"} <= mounts
+    assert sandbox["securityContext"] == {"privileged": True, "runAsUser": 0, "readOnlyRootFilesystem": True}
+    assert [m["mountPath"] for m in sandbox["volumeMounts"]] == ["/tmp"]
     pod = deployment("reward-api")["spec"]["template"]["spec"]
     context = container("reward-api")["securityContext"]
     # Pod Security Standards, restricted profile.
@@ -258,6 +264,9 @@ def test_sandbox_pod_mounts_what_isolation_needs_and_the_reward_api_pod_is_restr
     assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
     assert context["allowPrivilegeEscalation"] is False and context["capabilities"]["drop"] == ["ALL"]
     assert "add" not in context["capabilities"] and not context.get("privileged")
+    # The sandbox pod runs privileged: the namespace must admit it.
+    labels = objects("Namespace")["reward-service"]["metadata"]["labels"]
+    assert labels["pod-security.kubernetes.io/enforce"] == "privileged"
 
 
 # --- the services, as the manifests configure them -------------------------------------------------------------
@@ -630,6 +639,8 @@ def test_both_pods_run_under_runc_as_the_manifests_specify() -> None:
 
 
 def check_pods(sandbox: Pod, api: Pod) -> None:
+    ready = httpx.get(f"{sandbox.url}/readyz", timeout=10).json()
+    assert ready["isolation"] == f"bwrap+cgroup{host_version()}", ready  # a cgroup per run, no node path mounted
     results = grade(api.url, [*MATH_ITEMS, CODE_ITEM])
     assert [(r["status"], r["reward"]) for r in results] == [("ok", 1.0), ("ok", 0.0), ("ok", 1.0)], results
     for pod, name in ((sandbox, "sandbox"), (api, "reward-api")):
