@@ -294,6 +294,13 @@ class _Lane:
     idle: asyncio.Queue[_Worker] = field(default_factory=asyncio.Queue)
 
 
+def _no_worker_in_time(asked: float) -> CallOutcome:
+    """A call that waited for a free worker (or slot) until its `wait_until`: answered unrun."""
+    waited = time.monotonic() - asked
+    error = f"no grading worker was free within {waited:.3g}s: the service is overloaded"
+    return CallOutcome("timeout", error=error, queued_seconds=waited)
+
+
 class WorkerPool:
     """`await pool.call(func, *args)` runs `func(*args)` in a worker under the deadline.
 
@@ -416,9 +423,7 @@ class WorkerPool:
     ) -> CallOutcome:
         worker = await self._acquire(lane, wait_until)
         if worker is None:
-            waited = time.monotonic() - asked
-            error = f"no grading worker was free within {waited:.3g}s: the service is overloaded"
-            return CallOutcome("timeout", error=error, queued_seconds=waited)
+            return _no_worker_in_time(asked)
         try:
             started = time.monotonic()
             kind, payload, cpu, size = await self._run(worker, request, started + deadline, renice)
@@ -456,9 +461,7 @@ class WorkerPool:
         """One call on a side-by-side worker: sent with an id, answered by the worker's reader thread."""
         worker = await self._acquire(lane, wait_until)
         if worker is None:
-            waited = time.monotonic() - asked
-            error = f"no grading worker was free within {waited:.3g}s: the service is overloaded"
-            return CallOutcome("timeout", error=error, queued_seconds=waited)
+            return _no_worker_in_time(asked)
         started = time.monotonic()
         call_id = next(self._call_ids)
         answer = worker.calls[call_id] = asyncio.get_running_loop().create_future()

@@ -397,21 +397,25 @@ class _Sandbox:
         self.yielded = True
         if self.cgroup is not None:
             self.cgroup.yield_cpu()
-        elif self.process is not None:
-            cpu_priority.make_idle([self.process.pid, *cpu_priority.descendants(self.process.pid)])
+        else:
+            cpu_priority.make_idle(self._processes())
 
     def _unyield_cpu(self) -> None:
         if self.cgroup is not None:
             self.cgroup.unyield_cpu()
         else:
-            cpu_priority.unmake_idle([self.process.pid, *cpu_priority.descendants(self.process.pid)])
+            cpu_priority.unmake_idle(self._processes())
 
     def cpu_seconds(self) -> float:
         if self.cgroup is not None:
             return self.cgroup.cpu_seconds()
+        return cpu_priority.cpu_seconds(self._processes())
+
+    def _processes(self) -> list[int]:
+        """The run's processes where no cgroup holds them: the runner's launcher and everything below it."""
         if self.process is None:
-            return 0.0
-        return cpu_priority.cpu_seconds([self.process.pid, *cpu_priority.descendants(self.process.pid)])
+            return []
+        return [self.process.pid, *cpu_priority.descendants(self.process.pid)]
 
     def kill(self) -> None:
         self.stopped = True
