@@ -79,7 +79,7 @@ test: $(DEV_STAMP)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check reward_api sandbox service_kit trainer_client tests bench
-	$(BIN)/ruff format --check reward_api sandbox service_kit trainer_client tests bench
+	$(BIN)/ruff format --check reward_api sandbox service_kit trainer_client tests bench README.md
 
 bench: $(DEV_STAMP)
 	$(BIN)/python bench/math_throughput.py

@@ -87,7 +87,10 @@ def _matrix_det(variant: int) -> str:
 
 def _code_spin(variant: int, deadline_s: float) -> Item:
     """A program that never ends: it holds its worker until the sandbox's limit, as long as the item deadline."""
-    code = f"# attempt {variant}\nwhile True:\n    pass\n"
+    return _code_item(f"# attempt {variant}\nwhile True:\n    pass\n", variant, deadline_s)
+
+
+def _code_item(code: str, variant: int, deadline_s: float) -> Item:
     reference = {
         "inputs": [f"{variant}\n"], "outputs": [str(variant)],
         "time_limit": deadline_s, "total_time_limit": deadline_s,
@@ -122,7 +125,11 @@ SLOW_KINDS: dict[str, Callable[[int, float], Item]] = {
         "reference": "x",
     },
     "code_spin": lambda v, deadline_s: _code_spin(v, deadline_s),
+    # Not slow: a right program that ends at once, sent like the slow kinds. What any code item costs at this rate
+    # (a sandbox start), the floor under code_spin's B/A: code_spin's B/A over this one's is what spinning costs.
+    "code_quick": lambda v, deadline_s: _code_item(f"# attempt {v}\nprint(input())\n", v, deadline_s),
 }
+DEFAULT_SLOW_KINDS = [kind for kind in SLOW_KINDS if kind != "code_quick"]
 
 
 # ------------------------------------------------------------------------------ normal items
@@ -476,8 +483,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--slow-share", type=float, default=0.05, help="share of slow items in phase B")
     parser.add_argument("--repeat-slow", action="store_true", help="each slow kind sends the same item every time")
     parser.add_argument(
-        "--slow-kinds", type=lambda text: text.split(","), default=list(SLOW_KINDS),
-        help=f"comma-separated slow kinds to send in turn (default: all of {','.join(SLOW_KINDS)})",
+        "--slow-kinds", type=lambda text: text.split(","), default=DEFAULT_SLOW_KINDS,
+        help=f"comma-separated kinds to send in turn (default: {','.join(DEFAULT_SLOW_KINDS)}; also: code_quick)",
     )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

@@ -21,7 +21,7 @@ from reward_api.graders.format import grade_format
 from reward_api.graders.language import grade_language
 from reward_api.graders.language import preload as preload_language
 from reward_api.graders.length import grade_repetition
-from reward_api.graders.math import grade_math
+from reward_api.graders.math_grader import grade_math
 from reward_api.graders.sort import grade_sort
 from reward_api.profiles import Profile
 from sandbox.executor import Executor

@@ -31,7 +31,15 @@ from typing import Any
 
 from sandbox import cpu_priority
 from sandbox.cgroups import RunCgroup
-from sandbox.isolation import Isolation, Level, SandboxSize, launch_argv, prepare, unisolated_argv
+from sandbox.isolation import (
+    Isolation,
+    Level,
+    SandboxSize,
+    launch_argv,
+    prepare,
+    runner_preamble,
+    unisolated_argv,
+)
 from sandbox.languages import Language, get_language
 
 _BASE_ENV = {
@@ -331,7 +339,7 @@ class _Sandbox:
         try:
             payload = marshal.dumps(job)  # the runner imports no json to read it (runner.py)
             with contextlib.suppress(BrokenPipeError):
-                self.process.stdin.write(b"%d\n" % len(payload) + payload)
+                self.process.stdin.write(runner_preamble() + b"%d\n" % len(payload) + payload)
                 self.process.stdin.flush()
             if not _compiles(job):
                 self._grant_credit(job["parallel"])

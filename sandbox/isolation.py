@@ -3,7 +3,7 @@
 Each run gets:
 - fresh user, PID, network, IPC, UTS and mount namespaces (`bwrap --unshare-all`): no
   network at all, only its own processes in /proc, nothing of the host's filesystem but
-  a read-only /usr, a few named /etc entries and the runner script; no nested user
+  a read-only /usr and a few named /etc entries (the runner comes compiled on stdin); no nested user
   namespaces (`--disable-userns`) and no capabilities, so no way to regain any inside;
 - a read-only root; the only writable places are private tmpfs mounts (/sandbox, /tmp,
   /dev/shm) of bounded size, gone with the run;
@@ -22,6 +22,7 @@ and says what to do. `Isolation.NONE` runs without any of this and must be chose
 from __future__ import annotations
 
 import enum
+import functools
 import os
 import shutil
 import subprocess
@@ -33,6 +34,22 @@ from sandbox.cgroups import Cgroups, CgroupUnavailable, RunCgroup, find_cgroups
 from sandbox.cpu_priority import FRESH_NICENESS
 
 RUNNER = Path(__file__).with_name("runner.py")
+# What the sandbox's interpreter starts with: the runner's code object from stdin, sent compiled (a script given
+# by path is compiled from source at every start: 2 ms of each run's CPU), after a 10-digit length; the job follows.
+RUNNER_BOOTSTRAP = """import marshal, os
+def read(size):
+    data = b""
+    while len(data) < size:
+        chunk = os.read(0, size - len(data))
+        if not chunk:
+            raise SystemExit("runner: stdin closed before the runner's code arrived")
+        data += chunk
+    return data
+exec(marshal.loads(read(int(read(10)))), {"__name__": "__main__"})
+"""
+_COMPILE_RUNNER = (
+    "import marshal, sys; sys.stdout.buffer.write(marshal.dumps(compile(sys.stdin.read(), 'runner.py', 'exec')))"
+)
 NOBODY = 65534  # what programs run as when the service is root
 # /etc entries toolchains read; everything else of /etc (passwd, shadow, ...) stays out.
 ETC_ENTRIES = ("/etc/alternatives", "/etc/java-17-openjdk", "/etc/ld.so.cache")
@@ -158,7 +175,6 @@ def bwrap_argv(size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] =
         "--size", str(size.disk_mb * 1024 * 1024), "--tmpfs", "/sandbox",
         "--size", str(size.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
         "--size", str(size.tmp_mb * 1024 * 1024), "--tmpfs", "/dev/shm",
-        "--ro-bind", str(RUNNER), "/runner/runner.py",
     ]  # fmt: skip
     for path in (*ETC_ENTRIES, *extra_ro):
         argv += ["--ro-bind-try", path, path]
@@ -166,7 +182,7 @@ def bwrap_argv(size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] =
     argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/sandbox", "--clearenv"]
     for key, value in env.items():
         argv += ["--setenv", key, value]
-    return [*argv, "--", SANDBOX_PYTHON, "-S", "-I", "/runner/runner.py", "/sandbox"]
+    return [*argv, "--", SANDBOX_PYTHON, "-S", "-I", "-c", RUNNER_BOOTSTRAP, "/sandbox"]
 
 
 def launch_argv(level: Level, cgroup: RunCgroup | None, size: SandboxSize, env: dict[str, str]) -> list[str]:
@@ -189,4 +205,14 @@ def launch_argv(level: Level, cgroup: RunCgroup | None, size: SandboxSize, env: 
 
 def unisolated_argv(root: Path) -> list[str]:
     """Isolation.NONE: the runner on the host, in a temporary directory. Trusted code only."""
-    return [SANDBOX_PYTHON, "-S", "-I", str(RUNNER), str(root)]
+    return [SANDBOX_PYTHON, "-S", "-I", "-c", RUNNER_BOOTSTRAP, str(root)]
+
+
+@functools.cache
+def runner_preamble() -> bytes:
+    """What a run's stdin starts with (RUNNER_BOOTSTRAP): runner.py compiled by the sandbox's own interpreter,
+    since marshal's format is that version's, whatever Python the service runs on."""
+    compiled = subprocess.run(
+        [SANDBOX_PYTHON, "-S", "-I", "-c", _COMPILE_RUNNER], input=RUNNER.read_bytes(), capture_output=True, check=True
+    ).stdout
+    return b"%010d" % len(compiled) + compiled

@@ -16,28 +16,31 @@ The untrusted children share the runner's uid, so the runner makes itself
 non-dumpable: its /proc entries (fds, memory) become unreachable to them, and they
 never inherit its stdin/stdout. Standard library only (it runs on /usr/bin/python3 -S).
 
-Every run starts one, so its start-up is kept short (about 10 ms of CPU): the job comes
-marshalled (the host's own data), results go out as JSON written here (the json package
-costs more to import than the runner's work on most jobs), and of the modules solutions
-commonly import, only those the solution names are imported before the tests fork.
+Every run starts one, so its start-up is kept short (about 8 ms of CPU, 1 ms beyond the
+interpreter's own): the host sends this module already compiled (isolation.py), the job comes
+marshalled (the host's own data), results go out as JSON written here, and only C modules are
+imported (json, selectors, signal and ctypes would each import enum, collections or more:
+6 ms together). Of the modules solutions and tests commonly import, those their code names are
+imported once before the tests fork (WARM_MODULES), not in every test.
 """
 
+import _ctypes
+import _signal as signal
 import builtins
-import ctypes
 import io
 import marshal
 import os
 import resource
-import selectors
-import signal
+import select
 import sys
 import time
 from _json import encode_basestring_ascii
 
 PR_SET_DUMPABLE = 4
 STDERR_TAIL = 4096
-# How often a running test's CPU use and waits are looked at (seconds).
+# How often a running test's CPU use and waits are looked at (seconds); sooner when a test may reach YIELD_CPU_NS.
 WAIT_LOOK_S = 0.02
+YIELD_LOOK_MIN_S = 0.002
 # A test (or compile step) that has used this much CPU (ns) probably runs long: it goes SCHED_IDLE, behind
 # other runs' start-ups and short tests, and the runner tells the host, which gives the whole run only spare
 # CPU from then on (sandbox/cpu_priority.py).
@@ -45,16 +48,26 @@ YIELD_CPU_NS = 20_000_000
 yield_announced = False
 # bwrap+rlimits: a runtime's writable memory beyond its heap flag (JVM metaspace, code cache, thread stacks).
 DATA_FACTOR = 2
-# Imported before the tests fork, when the solution names them, so each test does not import them again.
+# Imported before the tests fork, when the solution or a test's code names them, so each test does not import
+# them again (json: function-call tests' harness, sandbox/judge.py).
 WARM_MODULES = (
-    "math", "collections", "itertools", "functools", "heapq", "bisect", "re", "string", "typing", "random",
+    "math", "collections", "itertools", "functools", "heapq", "bisect", "re", "string", "typing", "random", "json",
 )  # fmt: skip
 
 
+class CInt(_ctypes._SimpleCData):  # ctypes.c_int, from ctypes' C core
+    _type_ = "i"
+
+
+class CFunction(_ctypes.CFuncPtr):  # ctypes.CFUNCTYPE(c_int, use_errno=True)
+    _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+    _restype_ = CInt
+
+
 def make_non_dumpable():
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+    prctl = CFunction(_ctypes.dlsym(_ctypes.dlopen(None, 0), "prctl"))
+    if prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(_ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
 
 
 def set_limits(limits, address_space):
@@ -210,6 +223,27 @@ def kill_group(pid):
             pass
 
 
+class Watch:
+    """The fds the runner waits on (select.poll), each with what it belongs to."""
+
+    def __init__(self):
+        self.poll = select.poll()
+        self.owners = {}
+
+    def add(self, fd, owner):
+        self.poll.register(fd, select.POLLIN)
+        self.owners[fd] = owner
+
+    def remove(self, fd):
+        self.poll.unregister(fd)
+        del self.owners[fd]
+
+    def ready(self, timeout_s):
+        """(fd, owner) of each fd readable, closed or failed within `timeout_s` (None: no timeout)."""
+        events = self.poll.poll(None if timeout_s is None else timeout_s * 1000)
+        return [(fd, self.owners[fd]) for fd, _ in events if fd in self.owners]
+
+
 def run_children(specs, parallel, limits, emit, credits_fd=None):
     """Run every spec, at most `parallel` at once; `emit` each result as its child ends.
 
@@ -220,47 +254,47 @@ def run_children(specs, parallel, limits, emit, credits_fd=None):
     """
     pending = list(reversed(specs))
     running = {}
-    selector = selectors.DefaultSelector()
+    watch = Watch()
     credits = 0 if credits_fd is not None else len(specs)
     if credits_fd is not None:
-        selector.register(credits_fd, selectors.EVENT_READ, None)
+        watch.add(credits_fd, None)
     while pending or running:
         while pending and len(running) < parallel and credits > 0:
             credits -= 1
             child = spawn(pending.pop(), limits)
             running[child.pid] = child
             for fd in child.fds:
-                selector.register(fd, selectors.EVENT_READ, child)
+                watch.add(fd, child)
             # Readable when the child exits: reaping waits for no timer.
-            selector.register(child.pidfd, selectors.EVENT_READ, child)
+            watch.add(child.pidfd, child)
         if not running:
             wait = None  # only the host's credits can let a test start
         else:
-            count_waits(running)
+            until_yield = count_waits(running)
             now = time.monotonic()
-            wait = min(WAIT_LOOK_S, max(0.005, min(wall_deadline(child, limits) for child in running.values()) - now))
-        for key, _ in selector.select(timeout=wait):
-            if key.data is None:  # the host's credits
+            until_deadline = min(wall_deadline(child, limits) for child in running.values()) - now
+            wait = max(YIELD_LOOK_MIN_S, min(WAIT_LOOK_S, until_yield, until_deadline))
+        for fd, child in watch.ready(wait):
+            if child is None:  # the host's credits
                 granted = os.read(credits_fd, 4096)
                 credits += len(granted)
                 if not granted:  # the host stopped the run
-                    selector.unregister(credits_fd)
+                    watch.remove(credits_fd)
                     pending.clear()
-            elif key.fd != key.data.pidfd:
-                read_some(key, selector, limits)
+            elif fd != child.pidfd and fd in child.fds:
+                read_some(child, fd, watch, limits)
         for child, status, usage, elapsed in reap(running, limits):
-            drain(child, selector, limits)  # what it wrote before exiting is still in the pipes
-            selector.unregister(child.pidfd)
+            drain(child, watch, limits)  # what it wrote before exiting is still in the pipes
+            watch.remove(child.pidfd)
             os.close(child.pidfd)
             del running[child.pid]
             emit(result_of(child, status, usage, elapsed, limits))
 
 
-def read_some(key, selector, limits):
-    child, fd = key.data, key.fd
+def read_some(child, fd, watch, limits):
     data = os.read(fd, 65536)
     if not data:
-        selector.unregister(fd)
+        watch.remove(fd)
         os.close(fd)
         del child.fds[fd]
         return
@@ -275,10 +309,10 @@ def read_some(key, selector, limits):
         child.chunks["stdout"].append(data)
 
 
-def drain(child, selector, limits):
+def drain(child, watch, limits):
     """After exit: read what is left in the pipes (bounded), then close them."""
     for fd in list(child.fds):
-        selector.unregister(fd)
+        watch.remove(fd)
         os.set_blocking(fd, False)
         try:
             while child.sizes["stdout"] <= limits["output_bytes"]:
@@ -303,8 +337,12 @@ def wall_deadline(child, limits):
 def count_waits(running):
     """Add to each test the time it waited for a CPU since the last look (schedstat's second field, in ns),
     unless the sandbox holds more processes than tests: then its own processes held the CPU (a fork bomb).
-    A test past YIELD_CPU_NS of CPU (the first field) goes SCHED_IDLE, and the host hears of it once."""
+    A test past YIELD_CPU_NS of CPU (the first field) goes SCHED_IDLE, and the host hears of it once.
+
+    Returns the soonest a test still at normal priority can reach YIELD_CPU_NS (seconds): a program that spins
+    is demoted then, not up to a whole WAIT_LOOK_S later."""
     crowded = sum(name.isdigit() for name in os.listdir("/proc")) > len(running) + 1  # + the runner
+    until_yield = WAIT_LOOK_S
     for child in running.values():
         try:
             with open(f"/proc/{child.pid}/schedstat", "rb") as handle:
@@ -321,6 +359,9 @@ def count_waits(running):
             except OSError:  # it has just ended
                 pass
             announce_yield()
+        elif not child.idle:
+            until_yield = min(until_yield, (YIELD_CPU_NS - ran) / 1e9)
+    return until_yield
 
 
 def announce_yield():
@@ -506,7 +547,8 @@ def main():
         if compiled["status"] != "exited" or compiled["exit_code"] != 0:
             return
     if python is not None:
-        named = imported_names(python[0])
+        codes = [code for code in (python[0], *python[1]) if isinstance(code, type(python[0]))]
+        named = set().union(*map(imported_names, codes))
         for name in WARM_MODULES:
             if name in named:
                 __import__(name)

@@ -16,8 +16,8 @@ import pytest
 from math_verify import parse, verify
 
 from reward_api.graders.base import InvalidItem
-from reward_api.graders.math import grade_math
 from reward_api.graders.math_extract import extract_answer
+from reward_api.graders.math_grader import grade_math
 from reward_api.profiles import MathSettings
 
 DEFAULT = MathSettings()

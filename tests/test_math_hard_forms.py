@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from reward_api.graders.math import grade_math
 from reward_api.graders.math_forms import canonical_text, drop_labels, expand_signs, take_declarations, word_answer
+from reward_api.graders.math_grader import grade_math
 from reward_api.profiles import MathSettings
 from tests.math_collected_cases import ACCEPTED_TODAY, CASES
 
