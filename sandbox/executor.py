@@ -40,7 +40,7 @@ from sandbox.isolation import (
     runner_preamble,
     unisolated_argv,
 )
-from sandbox.languages import Language, get_language
+from sandbox.languages import Language, LanguageUnavailable, enabled_languages, get_language, why_unavailable
 
 _BASE_ENV = {
     "PATH": "/usr/bin:/bin",
@@ -196,9 +196,20 @@ class Cancel:
 
 
 class Executor:
-    def __init__(self, isolation: Isolation = Isolation.BWRAP, parallel: int | None = None) -> None:
+    def __init__(
+        self, isolation: Isolation = Isolation.BWRAP, parallel: int | None = None, languages: Sequence[Language] = ()
+    ) -> None:
+        """`languages`: those this sandbox serves; none given: SANDBOX_LANGUAGES's (sandbox/languages)."""
         self.level: Level = prepare(isolation)
         self.parallel = parallel or os.cpu_count() or 1
+        self.languages = {lang.name: lang for lang in (languages or enabled_languages())}
+
+    def language(self, name: str | Language) -> Language:
+        """The language `name` runs in; LanguageUnavailable (saying what to do) when this sandbox cannot run it."""
+        lang = get_language(name) if isinstance(name, str) else name
+        if (reason := why_unavailable(lang, self.languages)) is not None:
+            raise LanguageUnavailable(reason)
+        return lang
 
     def run(
         self,
@@ -210,7 +221,8 @@ class Executor:
         cancel: Cancel | None = None,
     ) -> Execution:
         """Compile once and run every test; `on_result` returning False stops the run early."""
-        lang = get_language(language) if isinstance(language, str) else language
+        lang = self.language(language)
+        limits = lang.fit(limits)
         if (too_large := source_size_error(code)) is not None:  # the program's fault: a failed compile
             return Execution(compile=ProcessResult("exited", exit_code=1, stderr=too_large), tests=[None] * len(tests))
         job = _job(lang, code, tests, limits, max(1, min(self.parallel, len(tests) or 1)), self._rlimits_only)
@@ -221,7 +233,7 @@ class Executor:
             disk_mb=limits.disk_mb,
         )
         cancel = cancel or Cancel()
-        with _Sandbox(self.level, size, _BASE_ENV | lang.env) as sandbox:
+        with _Sandbox(self.level, size, _BASE_ENV | lang.env, lang.binds) as sandbox:
             cancel.attach(sandbox)
             try:
                 execution = sandbox.run(job, len(tests), limits.total_s, on_result)
@@ -302,13 +314,13 @@ class _BudgetWatchdog:
 class _Sandbox:
     """One runner process in its isolation, with everything cleaned up on exit."""
 
-    def __init__(self, level: Level, size: SandboxSize, env: dict[str, str]) -> None:
+    def __init__(self, level: Level, size: SandboxSize, env: dict[str, str], binds: Sequence[str] = ()) -> None:
         self.cgroup: RunCgroup | None = None
         self.root: Path | None = None
         self.size = size
         if level.isolation is not Isolation.NONE:
             self.cgroup = level.new_run_cgroup(size)
-            self.argv = launch_argv(level, self.cgroup, size, env)
+            self.argv = launch_argv(level, self.cgroup, size, env, binds)
         else:
             self.root = Path(tempfile.mkdtemp(prefix="sandbox-"))
             self.argv = unisolated_argv(self.root)

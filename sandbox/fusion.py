@@ -34,18 +34,20 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from sandbox.executor import Execution, Limits, ProcessResult
-from sandbox.languages import LANGUAGES, Language, UnknownLanguage, get_language
+from sandbox.languages import LANGUAGES, Language, LanguageError, LanguageUnavailable, get_language
 from sandbox.wire import check_source_size
 
 # SandboxFusion's `Language` literal: anything else is a 422 there, and here unless it is one
 # of our own language names (c, javascript, ...).
 FUSION_LANGUAGES = frozenset(
     {
-        "python", "cpp", "nodejs", "go", "go_test", "java", "php", "csharp", "bash", "typescript", "sql",
+        "python", "python2", "cpp", "nodejs", "go", "go_test", "java", "php", "csharp", "bash", "typescript", "sql",
         "rust", "cuda", "lua", "R", "perl", "D_ut", "ruby", "scala", "julia", "pytest", "junit",
-        "kotlin_script", "jest", "verilog", "python_gpu", "lean", "swift", "racket",
+        "kotlin_script", "jest", "verilog", "python_gpu", "lean", "swift", "racket", "gtest", "react",
     }
 )  # fmt: skip
+# SandboxFusion's execution modes this sandbox does not run yet (a test framework, or a compile-to-JS step).
+NOT_YET = frozenset({"typescript", "sql", "go_test", "pytest", "junit", "jest", "gtest", "react", "D_ut"})
 _SLACK_S = 10.0  # on top of compile and run time: sandbox start-up and teardown
 _VERL_READ_MARGIN_S = 10.0  # verl's API_TIMEOUT: it waits compile_timeout + run_timeout + this for an answer
 START_UP_S = 2.0  # sandbox start-up and teardown and the HTTP round trip (0.1 s on an idle host), generously
@@ -79,8 +81,8 @@ class RunCodeRequest(BaseModel):
     def resolve_language(self) -> Language | None:
         """Our language for this request; None for SandboxFusion languages we do not run."""
         try:
-            return get_language(self.language)
-        except UnknownLanguage:
+            return resolve(self.language)
+        except LanguageError:
             return None
 
     def limits(self, default_memory_mb: int) -> Limits:
@@ -143,12 +145,19 @@ def sandbox_error_result(message: str) -> dict[str, Any]:
     return {"status": "Error", "execution_time": None, "return_code": None, "stdout": None, "stderr": message}
 
 
-def unsupported(language: str) -> dict[str, Any]:
-    """A SandboxFusion language this sandbox has no toolchain for: a sandbox-side error, as there."""
-    runs = f"{sorted(LANGUAGES)} (SandboxFusion's nodejs is javascript)"
-    return response(
-        None, sandbox_error_result(f"language {language!r} is not supported by this sandbox; it runs {runs}")
-    )
+def resolve(language: str) -> Language:
+    """Our language for a SandboxFusion id (or one of our own names); LanguageError saying why there is none."""
+    if language in NOT_YET:
+        raise LanguageUnavailable(
+            f"language {language!r} is not supported by this sandbox yet; it runs {sorted(LANGUAGES)} "
+            "(SandboxFusion's nodejs is javascript)"
+        )
+    return get_language(language)
+
+
+def unsupported(reason: str) -> dict[str, Any]:
+    """A language this sandbox cannot run (`reason` names it and why): a sandbox-side error, as there."""
+    return response(None, sandbox_error_result(reason))
 
 
 def run_code_response(language: Language, execution: Execution) -> dict[str, Any]:

@@ -185,7 +185,9 @@ def bwrap_argv(size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] =
     return [*argv, "--", SANDBOX_PYTHON, "-S", "-I", "-c", RUNNER_BOOTSTRAP, "/sandbox"]
 
 
-def launch_argv(level: Level, cgroup: RunCgroup | None, size: SandboxSize, env: dict[str, str]) -> list[str]:
+def launch_argv(
+    level: Level, cgroup: RunCgroup | None, size: SandboxSize, env: dict[str, str], binds: Sequence[str] = ()
+) -> list[str]:
     """Join the run's cgroups, lower the priority, drop to the programs' uid, then exec bubblewrap.
 
     A shell joins the cgroups (writing its own pid) before anything forks, so every
@@ -200,7 +202,8 @@ def launch_argv(level: Level, cgroup: RunCgroup | None, size: SandboxSize, env: 
     )
     procs = cgroup.procs_files() if cgroup is not None else []
     nice = ["nice", "-n", str(FRESH_NICENESS)]  # sandbox/cpu_priority.py
-    return ["/bin/sh", "-c", join, "sh", *procs, "--", *nice, *_drop_privileges(level), *bwrap_argv(size, env)]
+    bwrap = bwrap_argv(size, env, binds)
+    return ["/bin/sh", "-c", join, "sh", *procs, "--", *nice, *_drop_privileges(level), *bwrap]
 
 
 def unisolated_argv(root: Path) -> list[str]:

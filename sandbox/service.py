@@ -46,15 +46,22 @@ from sandbox.client import QUEUE_MARGIN_S
 from sandbox.executor import Cancel, Executor, Limits, TestInput
 from sandbox.isolation import Isolation
 from sandbox.judge import JudgeReport, LocalJudge, StdioTest, TestSuite
-from sandbox.languages import Language, get_language
+from sandbox.languages import (
+    Language,
+    LanguageError,
+    catalog,
+    get_language,
+    missing_toolchains,
+    parse_languages,
+)
 from sandbox.wire import JudgeRequest
-from service_kit.errors import error_response, validation_detail
+from service_kit.errors import ApiError, error_response, validation_detail
 from service_kit.http_guard import HttpLimits, RequestGuard
 from service_kit.settings import HttpSettings, settings_from_env
 
 log = logging.getLogger("sandbox.http")
 T = TypeVar("T")
-_KNOWN_PATHS = frozenset({"/v1/judge", "/run_code", "/healthz", "/readyz", "/metrics"})
+_KNOWN_PATHS = frozenset({"/v1/judge", "/run_code", "/v1/languages", "/healthz", "/readyz", "/metrics"})
 _RUN_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 # RemoteJudge reads for the run's total_s plus its queue margin: a /v1/judge request may wait that
 # long for a worker, less the sandbox's start-up.
@@ -74,6 +81,9 @@ class ServiceConfig(HttpSettings):
     # or none (no isolation at all, trusted code only): README "Isolation levels"
     isolation: str = "bwrap"
     run_code_memory_mb: int = 1024  # /run_code's memory bound when memory_limit_MB <= 0 (unlimited there)
+    # Languages served: comma-separated ids, `default` (python, c, cpp, java, javascript, go, rust) or `all`;
+    # the same variable (SANDBOX_LANGUAGES) sets in-process grading's (sandbox/languages)
+    languages: str = "default"
     auth_token: str = ""  # when set, /v1/judge and /run_code need it: `Authorization: Bearer <token>` or in the URL
     log_level: str = "info"
 
@@ -166,7 +176,9 @@ class _Runner:
     """
 
     def __init__(self, config: ServiceConfig, metrics: SandboxMetrics) -> None:
-        self.executor = Executor(Isolation(config.isolation), parallel=config.parallel or None)
+        self.executor = Executor(
+            Isolation(config.isolation), parallel=config.parallel or None, languages=parse_languages(config.languages)
+        )
         self.judge = LocalJudge(self.executor)
         self.workers = config.worker_count()
         self.pool = ThreadPoolExecutor(self.workers, thread_name_prefix="sandbox")
@@ -236,6 +248,11 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             log.warning("isolation %s, chosen by the operator: no cgroup bounds the runs", level.describe())
         else:
             log.info("isolation %s", level.describe())
+        missing = missing_toolchains(runner.executor.languages)
+        for reason in missing.values():
+            log.warning(reason)
+        state["languages"] = [name for name in runner.executor.languages if name not in missing]
+        state["languages_unavailable"] = missing
         state.update(await _self_test(runner))
         log.info("ready" if state["ready"] else "not ready", extra=state | {"workers": config.worker_count()})
         yield
@@ -260,6 +277,10 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         # Code over the sandbox's source limit (wire.check_source_size: `too_large`) is a 413, as a body over its limit.
         status = 413 if any(e["type"] == "too_large" for e in exc.errors()) else 422
         return error_response(status, validation_detail(exc.errors()))
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.status, exc.detail, exc.headers)
 
     @app.exception_handler(Busy)
     async def _busy(request: Request, exc: Busy) -> JSONResponse:
@@ -299,6 +320,8 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             report = await runner.call("/v1/judge", language, work, _JUDGE_START_WITHIN_S)
         except Busy:
             raise
+        except LanguageError as exc:  # not enabled here or its toolchain missing: RemoteJudge says so per item
+            raise ApiError.at(422, ["body", "language"], str(exc), "language_unavailable") from None
         except Exception as exc:  # 500: RemoteJudge tries another sandbox
             metrics.errors.labels("/v1/judge", "exception").inc()
             log.exception("judge failed", extra={"language": language})
@@ -309,13 +332,19 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     @app.post("/run_code", dependencies=[Depends(authorize)])
     async def run_code(body: fusion.RunCodeRequest) -> dict[str, Any]:
         """SandboxFusion's run_code: compile, run once with `stdin`, report both stages."""
-        lang = body.resolve_language()
-        if lang is None:
-            answer = fusion.unsupported(body.language)
+        try:
+            lang: Language | None = runner.executor.language(fusion.resolve(body.language))
+        except LanguageError as exc:  # SandboxFusion's own ids included: its client reads the reason
+            lang, answer = None, fusion.unsupported(str(exc))
         else:
             answer = await _run_fusion(runner, body, lang, body.limits(config.run_code_memory_mb))
         metrics.runs.labels("/run_code", lang.name if lang else "unsupported", answer["status"]).inc()
         return answer
+
+    @app.get("/v1/languages")
+    def languages() -> dict[str, Any]:
+        """What this sandbox runs: each language's toolchain version, test modes and limits (README "Languages")."""
+        return {"languages": catalog(runner.executor.languages)}
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 
 from reward_api.local import LocalServer
+
+# `make test` installs every language's toolchain (Makefile: LANGUAGES_STAMP); sandboxes and services started
+# here serve them all unless a test says otherwise.
+os.environ["SANDBOX_LANGUAGES"] = "all"
 
 
 @pytest.fixture(scope="session")

@@ -43,7 +43,9 @@ def fenced(code: str, language: str = "python") -> str:
         ("```java\nx\n```", "x\n", "java"),
         ("```c\nx\n```", "x\n", "c"),
         ('```python title="main.py"\nx\n```', "x\n", "python"),
-        ("```bash\nls\n```", "ls\n", None),  # not a language the sandbox runs
+        ("```bash\nls\n```", "ls\n", "bash"),
+        ("```python\nx\n```\nRun it:\n```bash\npython main.py\n```", "x\n", "python"),  # how to run it
+        ("```sh\nls\n```\n```text\nout\n```", "ls\n", "bash"),
         ("<think>```python\ndraft\n```</think>\n```python\nfinal\n```", "final\n", "python"),
         ("````markdown\n```python\ninner\n```\n````", "```python\ninner\n```\n", None),  # longer fence nests
         ("1. Code:\n   ```python\n   def f():\n       return 1\n   ```", "def f():\n    return 1\n", "python"),

@@ -281,6 +281,16 @@ def check_judge_request(block: Block, request: pytest.FixtureRequest) -> None:
     assert_shows(json.loads(example("judge-answer").text), json.loads(answer))
 
 
+def check_languages(block: Block, request: pytest.FixtureRequest) -> None:
+    """The curl lists every language the README's table does, each available (make test installs them all)."""
+    sandbox: LocalServer = request.getfixturevalue("sandbox")
+    entries = json.loads(run_bash(SANDBOX_ADDRESS.sub(sandbox.url, block.text)))["languages"]
+    section = README.read_text().split("### Languages", 1)[1].split("###", 1)[0]
+    table = re.findall(r"^\| `([a-z_]+)`", section, re.MULTILINE)
+    available = [entry["id"] for entry in entries if entry["available"]]
+    assert available == table and all(entry["version"] for entry in entries if entry["available"])
+
+
 def verl_config(text: str) -> Any:
     """verl's own Hydra config with a `main_ppo` block's overrides, each read back as verl reads it."""
     import verl.trainer.config
@@ -434,6 +444,7 @@ HANDLERS: dict[str, Handler] = {
     "grade-file": check_grade_file,
     "sandbox-serve": check_sandbox_serve,
     "judge-request": check_judge_request,
+    "languages": check_languages,
     "verl-sandbox-fusion": check_verl_sandbox_fusion,
     "code-bench": check_code_bench,
     "reward-client": check_reward_client,

@@ -36,6 +36,23 @@ CRASH_TAILS = {
     "javascript": "Node.js v",  # Node prints the message first, then ten frames: the tail is frames only
     "go": "panic: boom",
     "rust": "panicked at 'boom'",
+    "bash": "exit code 3: boom",
+    "php": "RuntimeException: boom",
+    "perl": "exit code 255: boom",
+    "ruby": "boom (RuntimeError)",
+    "lua": "boom\nstack traceback",
+    "r": "Error: boom",
+    "csharp": "InvalidOperationException: boom",
+    "d": "_d_run_main",
+    "scala": "IllegalStateException: boom",
+    "kotlin_script": "IllegalStateException: boom",
+    "racket": "boom\n  context",
+    "verilog": "exit code 1",
+    "haskell": "main: boom",
+    "ocaml": 'Failure("boom")',
+    "elixir": "(RuntimeError) boom",
+    "clojure": "boom",
+    "fortran": "ERROR STOP boom",
 }
 
 PROGRAMS = {
@@ -116,6 +133,138 @@ fn main() {
     println!("{}", v[0] + v[1]);
 }
 """,
+    "bash": """
+read a b
+if [ "$a" -eq 0 ]; then echo "boom" >&2; exit 3; fi
+while [ "$a" -lt 0 ]; do :; done
+echo $((a + b))
+""",
+    "php": r"""<?php
+[$a, $b] = array_map('intval', preg_split('/\s+/', trim(fgets(STDIN))));
+if ($a == 0) { throw new RuntimeException("boom"); }
+while ($a < 0) {}
+echo $a + $b, "\n";
+""",
+    "perl": r"""
+my ($a, $b) = split ' ', <STDIN>;
+die "boom\n" if $a == 0;
+while ($a < 0) {}
+print $a + $b, "\n";
+""",
+    "ruby": """
+a, b = gets.split.map(&:to_i)
+raise "boom" if a == 0
+while a < 0; end
+puts a + b
+""",
+    "lua": """
+local a, b = io.read("n", "n")
+if a == 0 then error("boom") end
+while a < 0 do end
+print(math.tointeger(a + b))
+""",
+    "r": r"""
+v <- scan(file("stdin"), what = integer(), quiet = TRUE)
+if (v[1] == 0) stop("boom")
+while (v[1] < 0) {}
+cat(v[1] + v[2], "\n")
+""",
+    "csharp": """
+using System;
+class Program {
+    static void Main() {
+        var v = Array.ConvertAll(Console.ReadLine().Split(' ', StringSplitOptions.RemoveEmptyEntries), long.Parse);
+        if (v[0] == 0) throw new InvalidOperationException("boom");
+        while (v[0] < 0) { v[0] |= v[0]; }
+        Console.WriteLine(v[0] + v[1]);
+    }
+}
+""",
+    "d": """
+import std.stdio, std.conv, std.string, std.array, std.algorithm;
+void main() {
+    auto v = readln().split().map!(to!long).array;
+    if (v[0] == 0) throw new Exception("boom");
+    while (v[0] < 0) { v[0] |= v[0]; }
+    writeln(v[0] + v[1]);
+}
+""",
+    "scala": r"""
+object Main {
+  def main(args: Array[String]): Unit = {
+    val v = scala.io.StdIn.readLine().trim.split("\\s+").map(_.toLong)
+    if (v(0) == 0) throw new IllegalStateException("boom")
+    var a = v(0)
+    while (a < 0) { a = a | a }
+    println(a + v(1))
+  }
+}
+""",
+    "kotlin_script": r"""
+val v = readLine()!!.trim().split(Regex("\\s+")).map { it.toLong() }
+if (v[0] == 0L) throw IllegalStateException("boom")
+var a = v[0]
+while (a < 0) { a = a or a }
+println(a + v[1])
+""",
+    "racket": """
+#lang racket/base
+(define a (read))
+(define b (read))
+(when (= a 0) (error "boom"))
+(let loop () (when (< a 0) (loop)))
+(displayln (+ a b))
+""",
+    "verilog": """
+module main;
+  integer a, b, n;
+  initial begin
+    n = $fscanf(32'h8000_0000, "%d %d", a, b);
+    if (a == 0) begin $display("boom"); $fatal(1, "boom"); end
+    while (a < 0) a = a;
+    $display("%0d", a + b);
+    $finish;
+  end
+endmodule
+""",
+    "haskell": """
+main :: IO ()
+main = do
+  [a, b] <- map read . words <$> getLine :: IO [Integer]
+  if a == 0 then error "boom" else return ()
+  let spin x = if x < 0 then spin x else x
+  print (spin a + b)
+""",
+    "ocaml": r"""
+let () =
+  Scanf.scanf " %d %d" (fun a b ->
+    if a = 0 then failwith "boom";
+    let rec spin x = if x < 0 then spin x else x in
+    Printf.printf "%d\n" (spin a + b))
+""",
+    "elixir": """
+[a, b] = IO.read(:stdio, :eof) |> String.split() |> Enum.map(&String.to_integer/1)
+if a == 0, do: raise "boom"
+spin = fn f, x -> if x < 0, do: f.(f, x), else: x end
+IO.puts(spin.(spin, a) + b)
+""",
+    "clojure": r"""
+(let [[a b] (map #(Long/parseLong %) (clojure.string/split (clojure.string/trim (read-line)) #"\s+"))]
+  (when (zero? a) (throw (IllegalStateException. "boom")))
+  (loop [] (when (neg? a) (recur)))
+  (println (+ a b)))
+""",
+    "fortran": """
+program main
+  implicit none
+  integer(8) :: a, b
+  read(*, *) a, b
+  if (a == 0) error stop "boom"
+  do while (a < 0)
+  end do
+  print '(I0)', a + b
+end program main
+""",
 }
 
 # (language, a program that does not compile, what the compile error names)
@@ -126,6 +275,13 @@ COMPILE_ERRORS = [
     ("java", 'public class Main { public static void main(String[] a) { int x = "s"; } }\n', "incompatible types"),
     ("go", 'package main\n\nimport "fmt"\n\nfunc main() {}\n', "imported and not used"),
     ("rust", 'fn main() { let x: i32 = "s"; }\n', "E0308"),  # mismatched types
+    ("csharp", 'class P { static void Main() { int x = "s"; } }\n', "CS0029"),
+    ("d", 'void main() { int x = "s"; }\n', "cannot implicitly convert"),
+    ("scala", 'object Main { def main(a: Array[String]): Unit = { val x: Int = "s" } }\n', "type mismatch"),
+    ("haskell", 'main :: IO ()\nmain = putStrLn (1 + "s")\n', "No instance"),
+    ("ocaml", 'let () = print_int "s"\n', "This expression has type string"),
+    ("fortran", "program main\n  integer :: x\n  x = 'text'\nend program main\n", "Error"),
+    ("verilog", "module main; initial begin $display(; end endmodule\n", "syntax error"),
 ]
 
 

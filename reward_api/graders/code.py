@@ -4,9 +4,9 @@ The program is a fenced code block (```lang ... ```) of the answer part: the tex
 last `</think>` (inside `<answer>` when present), as for the math grader. Code that appears
 only in the chain of thought is a draft, not an answer: it is never looked at. Of the closed
 blocks there, the last one whose info string names a language the sandbox runs is taken
-(output samples in a ```text block after the solution do not replace it), else the last
-block. An unclosed fence (a cut-off answer) is no block. Its language is the fence's, else
-the reference's `language`, else Python.
+(output samples in a ```text block after the solution do not replace it; nor does a ```bash
+block saying how to run it), else the last block. An unclosed fence (a cut-off answer) is
+no block. Its language is the fence's, else the reference's `language`, else Python.
 
 Accuracy is the fraction of tests passed (1 or 0 with `all_or_nothing`); details carry the
 judge's verdict per test. A completion without code scores 0 with a reason; a program over
@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from reward_api import call_control
-from reward_api.graders.base import Score
+from reward_api.graders.base import InvalidItem, Score
 from reward_api.graders.code_reference import CodeReference, parse_reference
 from reward_api.graders.math_extract import answer_region
 from reward_api.profiles import CodeSettings
 from sandbox.executor import Cancel, source_size_error
 from sandbox.judge import JudgeBackend, JudgeReport, LocalJudge, compile_error_report
-from sandbox.languages import UnknownLanguage, get_language
+from sandbox.languages import LanguageError, LanguageUnavailable, UnknownLanguage, get_language
 
 # Per-test verdicts echoed in `details`; details travel back to the trainer with every item.
 MAX_ECHOED_TESTS = 50
@@ -47,7 +47,7 @@ class SandboxError(RuntimeError):
 @dataclass(frozen=True)
 class CodeBlock:
     code: str
-    language: str | None  # named by the fence, when the sandbox runs it
+    language: str | None  # named by the fence, when the sandbox knows the language
 
 
 def grade_code(
@@ -66,7 +66,10 @@ def grade_code(
     if (too_large := source_size_error(program)) is not None:
         report = compile_error_report(len(ref.suite.tests), too_large)
     else:
-        report = _judge(backend, language, program, ref)
+        try:
+            report = _judge(backend, language, program, ref)
+        except LanguageError as exc:  # not enabled here, its toolchain missing, or no toolchain runs it here
+            raise InvalidItem(str(exc)) from None
     if report.sandbox_error:
         raise SandboxError(report.sandbox_error[-500:])
     all_passed = report.passed == len(report.tests) > 0
@@ -88,14 +91,20 @@ def _judge(backend: JudgeBackend, language: str, program: str, ref: CodeReferenc
 
 
 def extract_code(completion: str) -> CodeBlock | None:
-    """The answer's program, or None when its answer part has no closed fenced block."""
+    """The answer's program, or None when its answer part has no closed fenced block.
+
+    A shell block (```bash) is the program only when no other language's block is there: answers often end
+    with how to run the solution (`python main.py < input.txt`)."""
     last: CodeBlock | None = None
     last_named: CodeBlock | None = None
+    last_shell: CodeBlock | None = None
     for info, code in _fenced_blocks(answer_region(completion)):
         last = CodeBlock(code, _fence_language(info))
-        if last.language is not None:
+        if last.language == "bash":
+            last_shell = last
+        elif last.language is not None:
             last_named = last
-    return last_named or last
+    return last_named or last_shell or last
 
 
 def _fenced_blocks(text: str) -> list[tuple[str, str]]:
@@ -118,6 +127,8 @@ def _fence_language(info: str) -> str | None:
         return None
     try:
         return get_language(words[0]).name
+    except LanguageUnavailable:  # a language the sandbox knows it cannot run: judged, so the item says why
+        return words[0]
     except UnknownLanguage:
         return None
 

@@ -28,7 +28,7 @@ from reward_api.graders.base import InvalidItem
 from reward_api.profiles import CodeSettings
 from sandbox.executor import Limits
 from sandbox.judge import AssertTest, CallTest, Comparison, StdioTest, TestSuite
-from sandbox.languages import UnknownLanguage, get_language
+from sandbox.languages import LanguageError, get_language
 
 SHAPES = (
     "{'inputs', 'outputs'} (APPS/TACO), {'tests': [...]} (CodeContests/LiveCodeBench), "
@@ -208,7 +208,7 @@ def _language(ref: dict[str, Any]) -> str | None:
         raise InvalidItem(f"reference.language: expected a language name, got {_kind(value)}")
     try:
         return get_language(value).name
-    except UnknownLanguage as exc:
+    except LanguageError as exc:
         raise InvalidItem(f"reference.language: {exc}") from None
 
 

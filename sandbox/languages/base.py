@@ -1,8 +1,27 @@
-"""What the sandbox needs to know about a language: its source file, compile and run commands."""
+"""What the sandbox needs to know about a language: its source file, compile and run commands, its toolchain."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import os
+import subprocess
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
+
+
+class RunLimits(Protocol):
+    """The fields of sandbox.executor.Limits a language adjusts (no import: the executor imports languages)."""
+
+    time_s: float
+    wall_s: float | None
+    memory_mb: int
+    compile_s: float
+    compile_memory_mb: int
+    open_files: int
+
+
+L = TypeVar("L", bound=RunLimits)
 
 
 @dataclass(frozen=True)
@@ -18,6 +37,18 @@ class Language:
     python_zygote: bool = False  # run by forking the runner instead of exec'ing an interpreter
     env: dict[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
+    # Debian packages of the toolchain (`make languages`, python -m sandbox.languages); `package:program` where
+    # machine images often ship the program outside dpkg (installed only when the program is missing)
+    apt: tuple[str, ...] = ()
+    version: tuple[str, ...] = ()  # prints the toolchain's version (GET /v1/languages)
+    binds: tuple[str, ...] = ()  # host paths outside /usr the toolchain reads: bound read-only into the sandbox
+    # What the toolchain needs whatever the request asks: a runtime's start-up (JVM, BEAM, R), added to each
+    # test's CPU and wall time, and floors for a test's memory and open files and for compiling (scalac, ghc).
+    start_s: float = 0.0
+    memory_floor_mb: int = 0
+    compile_memory_floor_mb: int = 0
+    compile_floor_s: float = 0.0
+    open_files_floor: int = 0
 
     def main_name(self, code: str) -> str:
         """The program's name, `{main}` in the templates (Java: the public class)."""
@@ -30,3 +61,38 @@ class Language:
         fields["source"] = source
         compile_argv = [part.format(**fields) for part in self.compile] if self.compile else None
         return source, compile_argv, [part.format(**fields) for part in self.run]
+
+    def fit(self, limits: L) -> L:
+        """`limits` with this toolchain's start-up and floors added (what GET /v1/languages reports)."""
+        floors = (self.memory_floor_mb, self.compile_memory_floor_mb, self.compile_floor_s, self.open_files_floor)
+        if not (self.start_s or any(floors)):
+            return limits
+        return dataclasses.replace(
+            limits,
+            time_s=limits.time_s + self.start_s,
+            wall_s=None if limits.wall_s is None else limits.wall_s + self.start_s,
+            memory_mb=max(limits.memory_mb, self.memory_floor_mb),
+            compile_s=max(limits.compile_s, self.compile_floor_s),
+            compile_memory_mb=max(limits.compile_memory_mb, self.compile_memory_floor_mb),
+            open_files=max(limits.open_files, self.open_files_floor),
+        )
+
+    def missing_tool(self) -> str | None:
+        """The first program of the toolchain this host lacks (None: all there)."""
+        for argv in (self.compile, self.run):
+            if argv and argv[0].startswith("/") and not os.access(argv[0], os.X_OK):
+                return argv[0]
+        return None
+
+    @functools.cached_property
+    def toolchain_version(self) -> str:
+        """The first line the version command prints ('' when it has none or it fails)."""
+        if not self.version or self.missing_tool():
+            return ""
+        try:
+            done = subprocess.run(self.version, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            return ""
+        output = (done.stdout + "\n" + done.stderr).splitlines()
+        lines = [line.strip() for line in output if line.strip() and "warning" not in line.lower()]  # JVM notices
+        return lines[0] if lines else ""

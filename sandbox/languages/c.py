@@ -5,4 +5,6 @@ C = Language(
     source_file="main.c",
     compile=("/usr/bin/gcc", "-O2", "-std=gnu17", "-pipe", "-o", "main", "{source}", "-lm"),
     run=("./main",),
+    apt=("gcc",),
+    version=("/usr/bin/gcc", "--version"),
 )

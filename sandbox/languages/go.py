@@ -5,6 +5,8 @@ GO = Language(
     source_file="main.go",
     compile=("/usr/bin/go", "build", "-o", "main", "{source}"),
     run=("./main",),
+    apt=("golang-go",),
+    version=("/usr/bin/go", "version"),
     address_space_limit=False,
     compile_address_space_limit=False,
     env={"GOCACHE": "/tmp/go-cache", "GOPATH": "/tmp/go", "GO111MODULE": "off", "GOFLAGS": "-buildvcs=false"},

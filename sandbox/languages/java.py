@@ -3,7 +3,8 @@ import re
 from sandbox.languages.base import Language
 
 _PUBLIC_CLASS = re.compile(r"public\s+(?:final\s+)?class\s+([A-Za-z_][A-Za-z0-9_]*)")
-_FAST_START = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData")
+# JVM start-up flags for short programs (scala and kotlin_script start the JVM the same way).
+JVM_FAST_START = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData")
 
 
 class Java(Language):
@@ -16,8 +17,18 @@ class Java(Language):
 JAVA = Java(
     name="java",
     source_file="{main}.java",
-    compile=("/usr/bin/javac", "-J-Xmx512m", *(f"-J{flag}" for flag in _FAST_START), "-nowarn", "-d", ".", "{source}"),
-    run=("/usr/bin/java", "-Xmx{memory_mb}m", "-Xss64m", *_FAST_START, "-cp", ".", "{main}"),
+    compile=(
+        "/usr/bin/javac",
+        "-J-Xmx512m",
+        *(f"-J{flag}" for flag in JVM_FAST_START),
+        "-nowarn",
+        "-d",
+        ".",
+        "{source}",
+    ),
+    run=("/usr/bin/java", "-Xmx{memory_mb}m", "-Xss64m", *JVM_FAST_START, "-cp", ".", "{main}"),
     address_space_limit=False,
     compile_address_space_limit=False,
+    apt=("default-jdk-headless:/usr/bin/javac",),
+    version=("/usr/bin/java", "-version"),
 )

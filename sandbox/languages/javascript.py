@@ -5,5 +5,7 @@ JAVASCRIPT = Language(
     source_file="main.js",
     run=("/usr/bin/node", "--max-old-space-size={memory_mb}", "--stack-size=65500", "{source}"),
     address_space_limit=False,
+    apt=("nodejs:/usr/bin/node",),
+    version=("/usr/bin/node", "--version"),
     aliases=("js", "node", "nodejs"),
 )

@@ -6,5 +6,7 @@ PYTHON = Language(
     source_file="main.py",
     run=("/usr/bin/python3", "-S", "{source}"),
     python_zygote=True,
+    apt=("python3",),
+    version=("/usr/bin/python3", "--version"),
     aliases=("python3", "py", "py3"),
 )

@@ -5,6 +5,8 @@ RUST = Language(
     source_file="main.rs",
     compile=("/usr/bin/rustc", "-O", "--edition", "2021", "-o", "main", "{source}"),
     run=("./main",),
+    apt=("rustc",),
+    version=("/usr/bin/rustc", "--version"),
     compile_address_space_limit=False,
     aliases=("rs",),
 )

@@ -1,0 +1,13 @@
+from sandbox.languages.base import Language
+
+CLOJURE = Language(
+    name="clojure",
+    source_file="main.clj",
+    run=("/usr/bin/clojure", "{source}"),
+    address_space_limit=False,
+    apt=("clojure",),
+    version=("/usr/bin/clojure", "-e", "(println (clojure-version))"),
+    start_s=2.0,
+    memory_floor_mb=512,
+    aliases=("clj",),
+)

@@ -1,0 +1,12 @@
+from sandbox.languages.base import Language
+
+ELIXIR = Language(
+    name="elixir",
+    source_file="main.exs",
+    run=("/usr/bin/elixir", "{source}"),
+    address_space_limit=False,
+    apt=("elixir",),
+    version=("/usr/bin/elixir", "--short-version"),
+    start_s=0.5,
+    aliases=("ex", "exs"),
+)

@@ -1,0 +1,10 @@
+from sandbox.languages.base import Language
+
+PERL = Language(
+    name="perl",
+    source_file="main.pl",
+    run=("/usr/bin/perl", "{source}"),
+    apt=("perl",),
+    version=("/usr/bin/perl", "-e", "print qq(perl $^V\\n)"),
+    aliases=("pl",),
+)
