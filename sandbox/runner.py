@@ -203,11 +203,14 @@ def run_python(codes):
     except MemoryError:
         sys.stderr.write("MemoryError\n")
         status = 137
-    except BaseException:
-        import traceback  # only for a failing test: it costs start-up time
-
-        traceback.print_exc()
+    except BaseException as exc:
         status = 1
+        try:
+            import traceback  # only for a failing test: it costs start-up time
+
+            traceback.print_exc()
+        except MemoryError:  # the program left no memory to import it with (a thread bomb's stacks): one line
+            os.write(2, f"{type(exc).__name__}: {exc}\n".encode(errors="replace"))
     try:
         sys.stdout.flush()
     except BaseException:
