@@ -15,8 +15,9 @@ APT_PACKAGES := bubblewrap util-linux
 SANDBOX_LANGUAGES ?= default
 language_packages = $(shell $(PYTHON) -m sandbox.languages packages $(1))
 language_programs = $(shell $(PYTHON) -m sandbox.languages programs $(1))
-SYSTEM_STAMP := $(VENV)/.system-packages-$(SANDBOX_LANGUAGES)
-LANGUAGES_STAMP := $(VENV)/.system-packages-all
+# One stamp per language set (.languages-<SANDBOX_LANGUAGES>): the pattern rule below installs for `$*`.
+SYSTEM_STAMP := $(VENV)/.languages-$(SANDBOX_LANGUAGES)
+LANGUAGES_STAMP := $(VENV)/.languages-all
 # What the deployment tests run for real on loopback: the load balancer, the shared cache, and the
 # Kubernetes pods' security settings under podman with runc.
 TEST_APT_PACKAGES := haproxy redis-server podman runc
@@ -58,14 +59,10 @@ define apt_install_missing
 	fi
 endef
 
-$(SYSTEM_STAMP): Makefile | $(BIN)/python
-	$(call apt_install_missing,$(APT_PACKAGES) $(call language_packages,$(SANDBOX_LANGUAGES)),$(call language_programs,$(SANDBOX_LANGUAGES)))
-	touch $(SYSTEM_STAMP)
-
-$(LANGUAGES_STAMP): Makefile | $(BIN)/python
-	@echo "installing every language's toolchain (a few minutes, about 2 GB) ..."
-	$(call apt_install_missing,$(APT_PACKAGES) $(call language_packages,all),$(call language_programs,all))
-	touch $(LANGUAGES_STAMP)
+$(VENV)/.languages-%: Makefile | $(BIN)/python
+	@echo "installing the toolchains of SANDBOX_LANGUAGES=$* (all of them: a few minutes, about 2 GB) ..."
+	$(call apt_install_missing,$(APT_PACKAGES) $(call language_packages,$*),$(call language_programs,$*))
+	touch $@
 
 languages: $(LANGUAGES_STAMP)
 

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-import httpx
 from fastapi import Body, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi_offline import FastAPIOffline
@@ -35,6 +34,7 @@ from reward_api.schemas import (
     SlimeKeyedResult,
     SlimeRequest,
 )
+from sandbox.client import RemoteJudge
 from sandbox.languages import catalog, enabled_languages
 from service_kit.errors import (
     ApiError,
@@ -183,11 +183,10 @@ def create_app(config: Config | None = None) -> FastAPI:
     @app.get("/v1/languages")
     def languages() -> dict[str, Any]:
         """The languages code items may use: in-process grading's (SANDBOX_LANGUAGES), with each toolchain's
-        version, test modes and limits; with REWARD_API_SANDBOX_URLS, the first sandbox service's answer."""
-        if urls := [url.strip().rstrip("/") for url in config.sandbox_urls.split(",") if url.strip()]:
-            headers = {"Authorization": f"Bearer {config.sandbox_auth_token}"} if config.sandbox_auth_token else {}
-            response = httpx.get(f"{urls[0]}/v1/languages", headers=headers, timeout=60)
-            return response.json() | {"sandbox": urls[0]}
+        version, test modes and limits; with REWARD_API_SANDBOX_URLS, the first sandbox service that answers."""
+        if engine.sandbox.urls:
+            with RemoteJudge(engine.sandbox.urls, engine.sandbox.token or None) as sandboxes:
+                return sandboxes.languages()
         return {"languages": catalog([lang.name for lang in enabled_languages()])}
 
     @app.get("/healthz", responses=_PROBE_ERRORS)

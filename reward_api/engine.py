@@ -44,6 +44,7 @@ from reward_api.pool import SOFT_FRACTION, CallOutcome, WorkerPool
 from reward_api.profiles import SECTIONS, Profile
 from reward_api.schemas import RewardItem, RewardResult
 from sandbox.isolation import Isolation, IsolationUnavailable, Level, prepare
+from sandbox.languages import enabled_languages
 
 log = logging.getLogger("reward_api.engine")
 
@@ -303,6 +304,8 @@ def _sandbox_config(config: Config) -> SandboxConfig:
     if config.sandbox_isolation not in choices:
         raise ValueError(f"REWARD_API_SANDBOX_ISOLATION={config.sandbox_isolation!r}: expected one of {choices}")
     urls = tuple(url.strip() for url in config.sandbox_urls.split(",") if url.strip())
+    if not urls:
+        enabled_languages()  # in-process grading serves SANDBOX_LANGUAGES: a typo stops the start, naming it
     return SandboxConfig(
         urls=urls, token=config.sandbox_auth_token, isolation=config.sandbox_isolation, max_run_s=max_run_s
     )

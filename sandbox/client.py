@@ -67,14 +67,23 @@ class RemoteJudge:
             "limits": limits_to_dict(limits),
             "stop_on_first_failure": stop_on_first_failure,
         }
-        return report_from_dict(self._post("/v1/judge", body, limits.total_s + self.queue_margin_s))
+        return report_from_dict(self._request("/v1/judge", body, limits.total_s + self.queue_margin_s))
 
-    def _post(self, path: str, body: dict[str, Any], timeout_s: float) -> Any:
+    def languages(self) -> dict[str, Any]:
+        """A sandbox service's GET /v1/languages, with the URL that answered under `sandbox`."""
+        answer, url = self._request("/v1/languages", None, 60.0, with_url=True)
+        return answer | {"sandbox": url}
+
+    def _request(self, path: str, body: dict[str, Any] | None, timeout_s: float, with_url: bool = False) -> Any:
+        """POST `body` (GET when None) to the first sandbox that answers; with `with_url`, (answer, its URL)."""
         failures = []
         timeout = httpx.Timeout(timeout_s, connect=5.0)
         for url in self._order():
             try:
-                response = self._http().post(url + path, json=body, timeout=timeout)
+                if body is None:
+                    response = self._http().get(url + path, timeout=timeout)
+                else:
+                    response = self._http().post(url + path, json=body, timeout=timeout)
             except _FAIL_OVER as exc:
                 failures.append(f"{url}: {type(exc).__name__}: {exc}")
                 self._down_until[url] = time.monotonic() + self.down_for_s
@@ -89,7 +98,7 @@ class RemoteJudge:
                 if _names_language(response):
                     raise LanguageUnavailable(f"the sandbox at {url} cannot run it: {_error_of(response)}")
                 raise ValueError(f"sandbox rejected the request ({response.status_code}): {_error_of(response)}")
-            return response.json()
+            return (response.json(), url) if with_url else response.json()
         raise SandboxUnavailable("no sandbox service answered: " + "; ".join(failures))
 
     def _order(self) -> list[str]:

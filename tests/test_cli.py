@@ -77,6 +77,7 @@ def run_serve(env: dict[str, str], timeout_s: float = 60) -> subprocess.Complete
         ({"REWARD_API_WORKRES": "2"}, "unknown setting(s) REWARD_API_WORKRES; known: "),
         ({"REWARD_API_DEFAULT_PROFILE": "nope"}, "REWARD_API_DEFAULT_PROFILE='nope': unknown profile 'nope'"),
         ({"REWARD_API_PORT": "eighty"}, "REWARD_API_PORT='eighty' is not a valid int"),
+        ({"SANDBOX_LANGUAGES": "python,cobol"}, "SANDBOX_LANGUAGES: unknown language 'cobol'"),
     ],
 )
 def test_serve_refuses_to_start_on_a_setting_it_would_ignore_or_fail_on(env: dict[str, str], message: str) -> None:

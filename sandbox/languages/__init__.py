@@ -84,11 +84,11 @@ def get_language(name: str) -> Language:
 def parse_languages(spec: str) -> tuple[Language, ...]:
     """`default`, `all`, or comma-separated ids and aliases (ValueError naming an unknown one)."""
     names: list[str] = []
-    for part in (part.strip() for part in spec.split(",")):
+    for part in filter(None, (part.strip() for part in spec.split(","))):
         if part == "all":
             names += LANGUAGES
-        elif part in ("default", ""):
-            names += DEFAULT_LANGUAGES if part else []
+        elif part == "default":
+            names += DEFAULT_LANGUAGES
         else:
             try:
                 names.append(get_language(part).name)

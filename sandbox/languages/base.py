@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 import subprocess
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
@@ -37,6 +38,9 @@ class Language:
     python_zygote: bool = False  # run by forking the runner instead of exec'ing an interpreter
     env: dict[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
+    # `{main}` in the templates: "main", or the name this pattern's group finds in the code ("Main" if none),
+    # for JVM languages that name the file or the class to run after the program's own (Java, Scala)
+    main_pattern: str = ""
     # Debian packages of the toolchain (`make languages`, python -m sandbox.languages); `package:program` where
     # machine images often ship the program outside dpkg (installed only when the program is missing)
     apt: tuple[str, ...] = ()
@@ -52,7 +56,10 @@ class Language:
 
     def main_name(self, code: str) -> str:
         """The program's name, `{main}` in the templates (Java: the public class)."""
-        return "main"
+        if not self.main_pattern:
+            return "main"
+        found = re.search(self.main_pattern, code)
+        return found.group(1) if found else "Main"
 
     def commands(self, code: str, memory_mb: int) -> tuple[str, list[str] | None, list[str]]:
         """Source file name, compile argv (None: interpreted) and run argv for this code."""

@@ -1,22 +1,14 @@
-import re
-
 from sandbox.languages.base import Language
 
-_PUBLIC_CLASS = re.compile(r"public\s+(?:final\s+)?class\s+([A-Za-z_][A-Za-z0-9_]*)")
 # JVM start-up flags for short programs (scala and kotlin_script start the JVM the same way).
 JVM_FAST_START = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData")
 
 
-class Java(Language):
-    def main_name(self, code: str) -> str:
-        """javac wants the file named after the public class, and java runs that class."""
-        found = _PUBLIC_CLASS.search(code)
-        return found.group(1) if found else "Main"
-
-
-JAVA = Java(
+JAVA = Language(
     name="java",
     source_file="{main}.java",
+    # javac wants the file named after the public class, and java runs that class.
+    main_pattern=r"public\s+(?:final\s+)?class\s+([A-Za-z_][A-Za-z0-9_]*)",
     compile=(
         "/usr/bin/javac",
         "-J-Xmx512m",

@@ -1,25 +1,16 @@
-import re
-
 from sandbox.languages.base import Language
 from sandbox.languages.java import JVM_FAST_START
 
-_MAIN_OBJECT = re.compile(r"\bobject\s+([A-Za-z_][A-Za-z0-9_]*)")
 _LIB = "/usr/share/scala/lib"
 _JVM = (*JVM_FAST_START, "-Xss64m")
 
 
-class Scala(Language):
-    def main_name(self, code: str) -> str:
-        """scala runs an object: the first one the program defines."""
-        found = _MAIN_OBJECT.search(code)
-        return found.group(1) if found else "Main"
-
-
 # The JVM straight, not Debian's `scala`/`scalac` shell scripts: a time limit must kill the JVM itself (the
 # runner reads its signal), not leave a script exiting 152.
-SCALA = Scala(
+SCALA = Language(
     name="scala",
     source_file="main.scala",
+    main_pattern=r"\bobject\s+([A-Za-z_][A-Za-z0-9_]*)",  # scala runs an object: the first the program defines
     compile=(
         "/usr/bin/java", "-Xmx1024m", *_JVM, "-Dscala.usejavacp=true",
         "-cp", f"{_LIB}/scala-compiler.jar:{_LIB}/scala-library.jar:{_LIB}/scala-reflect.jar",
