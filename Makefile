@@ -62,6 +62,7 @@ endef
 $(VENV)/.languages-%: Makefile | $(BIN)/python
 	@echo "installing the toolchains of SANDBOX_LANGUAGES=$* (all of them: a few minutes, about 2 GB) ..."
 	$(call apt_install_missing,$(APT_PACKAGES) $(call language_packages,$*),$(call language_programs,$*))
+	$(PYTHON) -m sandbox.languages setup $*
 	touch $@
 
 languages: $(LANGUAGES_STAMP)

@@ -34,7 +34,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from sandbox.executor import Execution, Limits, ProcessResult
-from sandbox.languages import LANGUAGES, Language, LanguageError, LanguageUnavailable, get_language
+from sandbox.languages import Language, LanguageError, get_language
 from sandbox.wire import check_source_size
 
 # SandboxFusion's `Language` literal: anything else is a 422 there, and here unless it is one
@@ -46,8 +46,6 @@ FUSION_LANGUAGES = frozenset(
         "kotlin_script", "jest", "verilog", "python_gpu", "lean", "swift", "racket", "gtest", "react",
     }
 )  # fmt: skip
-# SandboxFusion's execution modes this sandbox does not run yet (a test framework, or a compile-to-JS step).
-NOT_YET = frozenset({"typescript", "sql", "go_test", "pytest", "junit", "jest", "gtest", "react", "D_ut"})
 _SLACK_S = 10.0  # on top of compile and run time: sandbox start-up and teardown
 _VERL_READ_MARGIN_S = 10.0  # verl's API_TIMEOUT: it waits compile_timeout + run_timeout + this for an answer
 START_UP_S = 2.0  # sandbox start-up and teardown and the HTTP round trip (0.1 s on an idle host), generously
@@ -147,11 +145,6 @@ def sandbox_error_result(message: str) -> dict[str, Any]:
 
 def resolve(language: str) -> Language:
     """Our language for a SandboxFusion id (or one of our own names); LanguageError saying why there is none."""
-    if language in NOT_YET:
-        raise LanguageUnavailable(
-            f"language {language!r} is not supported by this sandbox yet; it runs {sorted(LANGUAGES)} "
-            "(SandboxFusion's nodejs is javascript)"
-        )
     return get_language(language)
 
 

@@ -7,7 +7,13 @@ Three kinds of suites, as RL code data ships them:
 - call (APPS/TACO `fn_name`, LeetCode): call a function (or a method of `Solution`) with
   JSON arguments and compare the returned value as JSON; Python only;
 - assert (HumanEval `check(candidate)`, MBPP `test_list`): a test is a piece of code run
-  after the solution; it passes when the program exits cleanly. Python only.
+  after the solution; it passes when the program exits cleanly. Python only;
+- program (MultiPL-E's tests, HumanEval-X's, a pytest, JUnit, Jest, go test or GoogleTest file's
+  tests): test code in the solution's own language, any language, appended to the solution and run
+  as one program. Where the language's framework reports each test (sandbox/test_reports.py), each
+  test the reference's code declares is a verdict; else the run is one, passed when the program
+  exits cleanly (and, for languages whose test libraries report failures only on stderr, writes
+  nothing there, as MultiPL-E judges them).
 """
 
 from __future__ import annotations
@@ -15,12 +21,15 @@ from __future__ import annotations
 import enum
 import json
 import math
+import re
 import secrets
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from sandbox.executor import Cancel, Execution, Executor, Limits, ProcessResult, TestInput
+from sandbox.languages import Language
+from sandbox.test_reports import TestOutcome, parse
 
 DETAIL_CHARS = 300
 # What runtimes print when an allocation fails (besides the cgroup's own OOM kills).
@@ -65,6 +74,11 @@ class AssertTest:
 
 
 @dataclass(frozen=True)
+class ProgramTest:
+    code: str  # test code in the program's language, run after the solution as one program
+
+
+@dataclass(frozen=True)
 class Comparison:
     float_tolerance: float = 1e-6  # absolute or relative, whichever is looser
     case_sensitive: bool = True
@@ -72,8 +86,8 @@ class Comparison:
 
 @dataclass(frozen=True)
 class TestSuite:
-    kind: Literal["stdio", "call", "assert"]
-    tests: tuple[StdioTest | CallTest | AssertTest, ...]
+    kind: Literal["stdio", "call", "assert", "program"]
+    tests: tuple[StdioTest | CallTest | AssertTest | ProgramTest, ...]  # program: exactly one
     fn_name: str | None = None
     comparison: Comparison = Comparison()
 
@@ -83,6 +97,7 @@ class TestVerdict:
     verdict: Verdict
     time_s: float = 0.0
     detail: str = ""
+    name: str = ""  # as the test framework reports it (program suites)
 
 
 @dataclass
@@ -133,6 +148,8 @@ class LocalJudge:
         stop_on_first_failure: bool = False,
         cancel: Cancel | None = None,
     ) -> JudgeReport:
+        if suite.kind == "program":
+            return self._judge_program(self.executor.language(language), code, suite.tests[0], limits, cancel)
         # Printed by the judge's own code after the solution's: a fresh secret per run, so a
         # solution that exits early (sys.exit(0) before the asserts) or prints a forged result fails.
         marker = f"\n<<<judge-{secrets.token_hex(8)}>>>"
@@ -147,6 +164,69 @@ class LocalJudge:
         report = _report(execution, verdicts)
         report.details["isolation"] = self.executor.level.name
         return report
+
+    def _judge_program(
+        self, lang: Language, code: str, test: ProgramTest, limits: Limits, cancel: Cancel | None
+    ) -> JudgeReport:
+        execution = self.executor.run(lang, f"{code}\n{test.code}\n", [TestInput()], limits, cancel=cancel)
+        result = execution.tests[0]
+        report = _report(execution, [None if result is None else TestVerdict(Verdict.SKIPPED)])
+        if result is not None and report.compile_error is None:
+            report.tests = program_verdicts(lang, test.code, result)
+        report.details["isolation"] = self.executor.level.name
+        return report
+
+
+_PYTHON_ASSERTION = re.compile("AssertionError")
+# How test libraries say a check failed (assert, AssertionError, AssertError, Assertion failure, FAIL, Failure).
+_TEST_FAILURE = re.compile(r"assert|\bfail", re.IGNORECASE)
+
+
+def _failure(result: ProcessResult, failed_check: re.Pattern[str] | None) -> TestVerdict | None:
+    """The verdict of a run that did not end cleanly (None when it did): a wrong answer when its output
+    matches `failed_check`, else a limit or runtime error."""
+    time_s = result.wall_s
+    if result.status == "output_limit":
+        return TestVerdict(Verdict.OUTPUT_LIMIT, time_s)
+    if result.status == "timeout":
+        return TestVerdict(Verdict.TIME_LIMIT, time_s)
+    if result.ok:
+        return None
+    if result.oom_killed or any(text in result.stderr for text in _MEMORY_MARKERS):
+        return TestVerdict(Verdict.MEMORY_LIMIT, time_s, _tail(result.stderr))
+    if failed_check is not None and failed_check.search(f"{result.stderr}\n{result.stdout}"):
+        return TestVerdict(Verdict.WRONG_ANSWER, time_s, _tail(result.stderr or result.stdout))
+    how = f"signal {result.signal}" if result.status == "signaled" else f"exit code {result.exit_code}"
+    return TestVerdict(Verdict.RUNTIME_ERROR, time_s, f"{how}: {_tail(result.stderr)}".rstrip(": "))
+
+
+def program_verdicts(lang: Language, tests_code: str, result: ProcessResult) -> list[TestVerdict]:
+    """The verdicts of one run of a program suite: one per test the framework reports and `tests_code` declares
+    (a test the solution adds for itself is not counted), else one for the whole run."""
+    whole = _failure(result, _TEST_FAILURE) or TestVerdict(Verdict.ACCEPTED, result.wall_s)
+    if whole.verdict is Verdict.ACCEPTED and lang.stderr_fails and result.stderr.strip():
+        whole = TestVerdict(Verdict.WRONG_ANSWER, result.wall_s, f"wrote to stderr: {_tail(result.stderr)}")
+    output = f"{result.stdout}\n{result.stderr}"
+    if whole.verdict is Verdict.ACCEPTED and lang.failure_pattern and re.search(lang.failure_pattern, output, re.M):
+        whole = TestVerdict(Verdict.WRONG_ANSWER, result.wall_s, f"a check failed: {_tail(output)}")
+    if not lang.report or whole.verdict in (Verdict.TIME_LIMIT, Verdict.OUTPUT_LIMIT, Verdict.MEMORY_LIMIT):
+        return [whole]
+    outcomes = [o for o in parse(lang.report, output) if _declared(o, tests_code)]
+    if not outcomes:
+        return [whole]
+    verdicts = [
+        TestVerdict(Verdict.ACCEPTED if o.passed else Verdict.WRONG_ANSWER, detail=_tail(o.detail), name=o.name)
+        for o in outcomes
+    ]
+    if whole.verdict is not Verdict.ACCEPTED and all(o.passed for o in outcomes):
+        verdicts.append(replace(whole, name="(the whole run)"))  # it failed outside the tests: not a pass
+    return verdicts
+
+
+def _declared(outcome: TestOutcome, tests_code: str) -> bool:
+    """Whether every word of the test's name appears in the reference's test code."""
+    words = re.findall(r"\w+", outcome.name.partition("[")[0])
+    return bool(words) and all(re.search(rf"\b{re.escape(word)}\b", tests_code) for word in words)
 
 
 def _test_input(suite: TestSuite, test: StdioTest | CallTest | AssertTest, marker: str) -> TestInput:
@@ -177,17 +257,8 @@ def _verdict(
     suite: TestSuite, test: StdioTest | CallTest | AssertTest, result: ProcessResult, marker: str
 ) -> TestVerdict:
     time_s = result.wall_s
-    if result.status == "output_limit":
-        return TestVerdict(Verdict.OUTPUT_LIMIT, time_s)
-    if result.status == "timeout":
-        return TestVerdict(Verdict.TIME_LIMIT, time_s)
-    if not result.ok:
-        if result.oom_killed or any(text in result.stderr for text in _MEMORY_MARKERS):
-            return TestVerdict(Verdict.MEMORY_LIMIT, time_s, _tail(result.stderr))
-        if isinstance(test, AssertTest) and "AssertionError" in result.stderr:
-            return TestVerdict(Verdict.WRONG_ANSWER, time_s, _tail(result.stderr))
-        how = f"signal {result.signal}" if result.status == "signaled" else f"exit code {result.exit_code}"
-        return TestVerdict(Verdict.RUNTIME_ERROR, time_s, f"{how}: {_tail(result.stderr)}".rstrip(": "))
+    if (failed := _failure(result, _PYTHON_ASSERTION if isinstance(test, AssertTest) else None)) is not None:
+        return failed
     if isinstance(test, AssertTest):
         if result.stdout.endswith(marker):
             return TestVerdict(Verdict.ACCEPTED, time_s)

@@ -4,6 +4,7 @@
      "comparison": {"float_tolerance": 1e-6, "case_sensitive": true}}
     {"kind": "call", "fn_name": "add", "tests": [{"args": [1, 2], "expected": 3}]}
     {"kind": "assert", "tests": [{"code": "assert add(1, 2) == 3"}]}
+    {"kind": "program", "tests": [{"code": "def test_add():\\n    assert add(1, 2) == 3"}]}  # language: pytest
 
 Limits are the fields of `sandbox.executor.Limits` (all optional). Pydantic validates
 here, at the edge, and only here: past it everything is the dataclasses of
@@ -30,7 +31,17 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from sandbox.executor import Limits, source_size_error
-from sandbox.judge import AssertTest, CallTest, Comparison, JudgeReport, StdioTest, TestSuite, TestVerdict, Verdict
+from sandbox.judge import (
+    AssertTest,
+    CallTest,
+    Comparison,
+    JudgeReport,
+    ProgramTest,
+    StdioTest,
+    TestSuite,
+    TestVerdict,
+    Verdict,
+)
 from sandbox.languages import get_language
 
 _STRICT = ConfigDict(extra="forbid")
@@ -105,8 +116,13 @@ class _AssertSuite(_SuiteBase):
     tests: list[_AssertTest] = Field(min_length=1)
 
 
-SuiteModel = Annotated[_StdioSuite | _CallSuite | _AssertSuite, Field(discriminator="kind")]
-_TEST_TYPES: dict[str, type] = {"stdio": StdioTest, "call": CallTest, "assert": AssertTest}
+class _ProgramSuite(_SuiteBase):
+    kind: Literal["program"]
+    tests: list[_AssertTest] = Field(min_length=1, max_length=1)  # the test code, in the program's language
+
+
+SuiteModel = Annotated[_StdioSuite | _CallSuite | _AssertSuite | _ProgramSuite, Field(discriminator="kind")]
+_TEST_TYPES: dict[str, type] = {"stdio": StdioTest, "call": CallTest, "assert": AssertTest, "program": ProgramTest}
 
 
 def _limits_model() -> type[BaseModel]:
@@ -144,8 +160,8 @@ class JudgeRequest(BaseModel):
     @classmethod
     def _python_only_kinds(cls, suite: BaseModel, info: ValidationInfo) -> BaseModel:
         language = info.data.get("language")
-        if suite.kind != "stdio" and language is not None and get_language(language).name != "python":
-            raise ValueError(f"{suite.kind} suites run Python code, not {language}; use a stdio suite")
+        if suite.kind in ("call", "assert") and language is not None and get_language(language).name != "python":
+            raise ValueError(f"{suite.kind} suites run Python code, not {language}; use a stdio or program suite")
         return suite
 
     def to_suite(self) -> TestSuite:
@@ -155,7 +171,7 @@ class JudgeRequest(BaseModel):
         return Limits(**self.limits.model_dump())
 
 
-def suite_from_model(model: _StdioSuite | _CallSuite | _AssertSuite) -> TestSuite:
+def suite_from_model(model: _StdioSuite | _CallSuite | _AssertSuite | _ProgramSuite) -> TestSuite:
     make = _TEST_TYPES[model.kind]
     return TestSuite(
         kind=model.kind,
@@ -194,6 +210,7 @@ class _TestVerdict(BaseModel):
     verdict: Verdict
     time_s: float = 0.0
     detail: str = ""
+    name: str = ""
 
 
 class _Report(BaseModel):
@@ -211,7 +228,7 @@ def report_from_dict(data: Any) -> JudgeReport:
     except ValidationError as exc:
         raise WireError(describe(exc, "report")) from None
     return JudgeReport(
-        tests=[TestVerdict(t.verdict, t.time_s, t.detail) for t in model.tests],
+        tests=[TestVerdict(t.verdict, t.time_s, t.detail, t.name) for t in model.tests],
         compile_error=model.compile_error,
         sandbox_error=model.sandbox_error,
         details=dict(model.model_extra or {}),

@@ -18,13 +18,13 @@ from sandbox_fusion import RunCodeRequest, models, run_code, summary_run_code_re
 from sandbox_fusion.models import SummaryMapping
 
 from reward_api.local import LocalServer
-from sandbox.fusion import NOT_YET
 from sandbox.languages import CANNOT_RUN, LANGUAGES, parse_languages
+from tests.test_program_suites import FRAMEWORKS, SPINS
 from tests.test_sandbox_languages import COMPILE_ERRORS, PROGRAMS
 
 FUSION_IDS = typing.get_args(models.Language)
 OURS = {"nodejs": "javascript", "R": "r"}  # SandboxFusion's ids that are aliases here
-RUNS = [fusion_id for fusion_id in FUSION_IDS if fusion_id not in NOT_YET and fusion_id not in CANNOT_RUN]
+RUNS = [fusion_id for fusion_id in FUSION_IDS if fusion_id not in CANNOT_RUN]
 SUMMARY = SummaryMapping(
     Success="ok", Failed="failed", CompileFailed="compile", CompileTimeout="compile_timeout", RunFailed="run",
     RunTimeout="timeout",
@@ -34,8 +34,22 @@ BROKEN = {language: code for language, code, _ in COMPILE_ERRORS}
 BROKEN |= {
     "javascript": "console.log(;\n", "php": "<?php echo (;\n", "bash": "if then fi\n", "lua": "print(\n",
     "r": "print(\n", "perl": "print(;\n", "ruby": "puts(\n", "racket": "#lang racket/base\n(display\n",
-    "kotlin_script": 'val x: Int = "s"\n',
+    "kotlin_script": 'val x: Int = "s"\n', "typescript": "let x = ;\n", "d_ut": BROKEN["d"],
 }  # fmt: skip
+# SandboxFusion's test-file modes: (a file whose tests pass, one with a failing test, one with a test that spins).
+TEST_FILES = {
+    language: (
+        solution + tests.replace("count 4", "count 5") if language == "react" else solution + tests.replace("4", "3"),
+        solution + tests,
+        solution + SPINS[language],
+    )
+    for language, (solution, tests) in FRAMEWORKS.items()
+}
+TEST_FILES["sql"] = (
+    "CREATE TABLE t(x INTEGER);\nINSERT INTO t VALUES (1), (2);\nSELECT sum(x) FROM t;\n",
+    "SELECT * FROM missing_table;\n",
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n",
+)
 
 
 @pytest.fixture(scope="module")
@@ -51,24 +65,32 @@ def fusion_run(sandbox: LocalServer, language: str, code: str, stdin: str = "", 
 
 
 def test_every_fusion_id_is_run_or_answered() -> None:
-    assert set(FUSION_IDS) == set(RUNS) | NOT_YET | set(CANNOT_RUN)
-    assert {OURS.get(fusion_id, fusion_id) for fusion_id in RUNS} <= set(LANGUAGES)
+    assert set(FUSION_IDS) == set(RUNS) | set(CANNOT_RUN)
+    assert {OURS.get(fusion_id, fusion_id.lower()) for fusion_id in RUNS} <= set(LANGUAGES)
 
 
-@pytest.mark.parametrize("fusion_id", RUNS)
+@pytest.mark.parametrize("fusion_id", [fusion_id for fusion_id in RUNS if fusion_id.lower() not in TEST_FILES])
 def test_fusion_client_runs_our_languages(sandbox: LocalServer, fusion_id: str) -> None:
-    language = OURS.get(fusion_id, fusion_id)
+    language = OURS.get(fusion_id, fusion_id.lower())
     assert fusion_run(sandbox, fusion_id, PROGRAMS[language], stdin="1 2\n").strip() == "ok:3"
     broken = fusion_run(sandbox, fusion_id, BROKEN[language])
     assert broken.startswith("compile:" if LANGUAGES[language].compile else "run:"), broken
     assert fusion_run(sandbox, fusion_id, PROGRAMS[language], stdin="-1 1\n", run_timeout=1) == "timeout:"
 
 
-@pytest.mark.parametrize("fusion_id", sorted(NOT_YET | set(CANNOT_RUN)))
+@pytest.mark.parametrize("fusion_id", sorted(TEST_FILES))
+def test_fusion_client_runs_test_files(sandbox: LocalServer, fusion_id: str) -> None:
+    passing, failing, spinning = TEST_FILES[fusion_id]
+    assert fusion_run(sandbox, fusion_id, passing, run_timeout=20).startswith("ok:")
+    assert fusion_run(sandbox, fusion_id, failing, run_timeout=20).startswith("run:")
+    assert fusion_run(sandbox, fusion_id, spinning, run_timeout=3).startswith("timeout:")
+
+
+@pytest.mark.parametrize("fusion_id", sorted(CANNOT_RUN))
 def test_fusion_client_gets_the_reason_for_ids_we_do_not_run(sandbox: LocalServer, fusion_id: str) -> None:
     with pytest.raises(Exception, match=f"Sandbox responded with error: language '{fusion_id}'") as raised:
         run_code(RunCodeRequest(code="x", language=fusion_id), endpoint=sandbox.url, max_attempts=1)
-    assert "not supported by this sandbox yet" in str(raised.value) or CANNOT_RUN[fusion_id] in str(raised.value)
+    assert CANNOT_RUN[fusion_id] in str(raised.value)
 
 
 def test_languages_endpoint_reports_versions_and_limits(sandbox: LocalServer) -> None:
@@ -77,7 +99,8 @@ def test_languages_endpoint_reports_versions_and_limits(sandbox: LocalServer) ->
     assert set(entries) == set(LANGUAGES) | set(CANNOT_RUN)
     assert all(entries[name]["available"] for name in LANGUAGES), [e for e in entries.values() if not e["available"]]
     assert entries["php"]["version"].startswith("PHP 8.") and entries["kotlin_script"]["limits"]["start_s"] > 0
-    assert entries["python"]["modes"] == ["stdio", "call", "assert"] and entries["ocaml"]["compiled"]
+    assert entries["python"]["modes"] == ["stdio", "call", "assert", "program"] and entries["ocaml"]["compiled"]
+    assert entries["junit"]["per_test_report"] == "junit" and entries["go"]["tests_run_as"] == "go_test"
     assert entries["julia"]["reason"].startswith("cannot run here")
 
 

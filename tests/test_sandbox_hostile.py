@@ -828,8 +828,10 @@ def _owner(path: Path) -> int | None:
 
 def time_bound(row: Case) -> float:
     """The wall time a case may take: its compile limit (if compiled), each test's wall limit, slack."""
-    compile_s = 2 * row.limits.compile_s if get_language(row.language).compile else 0
-    return compile_s + len(row.suite.tests) * row.limits.per_test_wall_s() + SLACK_S
+    language = get_language(row.language)
+    limits = language.fit(row.limits)  # with the runtime's start-up (JVM, BEAM, R), as the sandbox runs it
+    compile_s = 2 * limits.compile_s if language.compile else 0
+    return compile_s + len(row.suite.tests) * limits.per_test_wall_s() + SLACK_S
 
 
 @pytest.fixture(scope="module")
@@ -850,7 +852,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hostile]:
         yield Hostile(judge, host, traffic, server.process.pid, listener)
 
 
-def check(hostile: Hostile, row: Case) -> None:
+def check(hostile: Hostile, row: Case) -> JudgeReport:
     report, elapsed = hostile.run(row)
     verdicts = [t.verdict for t in report.tests]
     context = f"{row.attack}: {report.to_dict()}"
@@ -859,6 +861,7 @@ def check(hostile: Hostile, row: Case) -> None:
     assert row.detail in (report.compile_error or report.tests[0].detail), context
     assert elapsed < time_bound(row), f"{row.attack}: took {elapsed:.1f}s, bound {time_bound(row):.1f}s"
     assert SECRET not in json.dumps(report.to_dict())
+    return report
 
 
 @pytest.mark.parametrize("row", ISOLATION)

@@ -57,9 +57,9 @@ def grade_code(
     block = extract_code(completion)
     if block is None:
         return Score(0.0, {"reason": "no fenced code block in the answer"})
-    language = block.language or ref.language or "python"
+    language = (ref.language if ref.suite.kind == "program" else block.language or ref.language) or "python"
     details: dict[str, Any] = {"language": language, "code_chars": len(block.code)}
-    if ref.suite.kind != "stdio" and language != "python":
+    if ref.suite.kind in ("call", "assert") and language != "python":
         return Score(0.0, details | {"reason": f"{ref.suite.kind} tests need Python, the answer is {language}"})
     program = ref.program(block.code)
     # Judged here too: a remote sandbox refuses a request this large (413), which would be no verdict.

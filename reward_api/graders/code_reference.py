@@ -9,11 +9,18 @@
                    arguments and its output the JSON result
     HumanEval      {"test": "def check(candidate): ...", "entry_point": "f", "prompt"?: str}
     MBPP           {"test_list": ["assert ..."], "test_setup_code"?: str, "test_imports"?: [...]}
+    MultiPL-E      {"language": "lua", "prompt": str, "tests": str}: the tests are code in that language,
+                   run after the program; HumanEval-X and humanevalpack: {"language": "cpp", "test": str,
+                   "prompt"?, "entry_point"?}; a test file's tests: {"language": "pytest" | "junit" |
+                   "jest" | "go_test" | "gtest" | "d_ut" | ..., "test": str}. The program is the answer's
+                   code, after the prompt when the code does not define the function itself, then the
+                   tests; MultiPL-E's Go and D tests run as go_test and d_ut
 
 Options on any of them: `language`, `time_limit` (CPU seconds per test), `memory_limit`
 (MB), `total_time_limit` (seconds, the whole run), `float_tolerance`, `case_sensitive`,
 `stop_on_first_failure`. A malformed reference raises InvalidItem naming the field, e.g.
-`reference.tests[3].input: ...`. Function-call and assert tests run Python only.
+`reference.tests[3].input: ...`. Function-call and assert tests run Python only; program tests run
+in the reference's language, whatever the answer's fence says.
 """
 
 from __future__ import annotations
@@ -27,12 +34,12 @@ from typing import Any
 from reward_api.graders.base import InvalidItem
 from reward_api.profiles import CodeSettings
 from sandbox.executor import Limits
-from sandbox.judge import AssertTest, CallTest, Comparison, StdioTest, TestSuite
+from sandbox.judge import AssertTest, CallTest, Comparison, ProgramTest, StdioTest, TestSuite
 from sandbox.languages import LanguageError, get_language
 
 SHAPES = (
     "{'inputs', 'outputs'} (APPS/TACO), {'tests': [...]} (CodeContests/LiveCodeBench), "
-    "{'test', 'entry_point'} (HumanEval) or {'test_list'} (MBPP)"
+    "{'test', 'entry_point'} (HumanEval), {'test_list'} (MBPP) or {'language', 'tests': str} (MultiPL-E)"
 )
 MAX_NUMBER = 1e9  # bound of numeric options: NaN, infinity and absurd sizes are mistakes
 # Run before the solution of function-call tests: the imports LeetCode-style code takes for granted (`List[int]`).
@@ -53,8 +60,12 @@ class CodeReference:
     tests_in_reference: int = 0  # before the profile's max_tests cut
 
     def program(self, code: str) -> str:
-        """The Python to run: the prompt first when the code does not define the entry point itself
+        """The code to run: the prompt first when the code does not define the entry point itself
         (a completion of the body only), and the imports function-call solutions assume."""
+        if self.suite.kind == "program":
+            if self.prompt is None or _completes(code, self.prompt, self.entry_point):
+                return code
+            return self.prompt + code  # MultiPL-E's completion: the body, after the prompt's signature
         if self.prompt is not None and self.entry_point is not None and not _defines(code, self.entry_point):
             code = self.prompt.rstrip("\n") + "\n" + code
         return CALL_PRELUDE + code if self.suite.kind == "call" else code
@@ -75,9 +86,11 @@ def parse_reference(reference: object, settings: CodeSettings, max_run_s: float 
         float_tolerance=_number(ref, "float_tolerance", Comparison.float_tolerance, allow_zero=True),
         case_sensitive=_flag(ref, "case_sensitive", Comparison.case_sensitive),
     )
-    suite, prompt, entry_point = _suite(source, ref, where, comparison)
     language = _language(ref)
-    if suite.kind != "stdio" and language not in (None, "python"):
+    suite, prompt, entry_point = _suite(source, ref, where, comparison, language)
+    if suite.kind == "program":
+        language = _program_language(language, where)
+    elif suite.kind != "stdio" and language not in (None, "python"):
         raise InvalidItem(f"reference.language: {suite.kind} tests run Python only, got {language!r}")
     limits = Limits(
         time_s=_number(ref, "time_limit", settings.time_limit_s),
@@ -108,9 +121,13 @@ def run_budget_s(reference: object, settings: CodeSettings, max_s: float) -> flo
 
 
 def _suite(
-    src: dict[str, Any], ref: dict[str, Any], where: str, comparison: Comparison
+    src: dict[str, Any], ref: dict[str, Any], where: str, comparison: Comparison, language: str | None
 ) -> tuple[TestSuite, str | None, str | None]:
     """The suite of whichever shape `src` has, with the HumanEval prompt and entry point."""
+    if isinstance(src.get("tests"), str) and language is not None:  # MultiPL-E rows name their language
+        return _program(src, "tests", where)
+    if "test" in src and language not in (None, "python"):
+        return _program(src, "test", where)
     if "test_list" in src:
         return TestSuite("assert", _mbpp_tests(src, where)), None, None
     if "test" in src or "entry_point" in src:
@@ -172,6 +189,30 @@ def _humaneval(src: dict[str, Any], where: str) -> tuple[TestSuite, str | None, 
     if prompt is not None:
         prompt = _python(prompt, f"{where}.prompt", "the Python code the completion continues")
     return TestSuite("assert", (AssertTest(f"{test}\n\ncheck({entry_point})\n"),)), prompt, entry_point
+
+
+def _program(src: dict[str, Any], key: str, where: str) -> tuple[TestSuite, str | None, str | None]:
+    """MultiPL-E, HumanEval-X or a test file: test code in the reference's language, run after the program."""
+    tests, prompt, entry_point = src[key], src.get("prompt") or None, src.get("entry_point") or None
+    for value, name in ((tests, key), (prompt, "prompt"), (entry_point, "entry_point")):
+        if value is not None and not (isinstance(value, str) and value.strip()):
+            raise InvalidItem(f"{where}.{name}: expected code (a non-empty string), got {_kind(value)}")
+    return TestSuite("program", (ProgramTest(tests),)), prompt, entry_point
+
+
+def _program_language(language: str | None, where: str) -> str:
+    if language is None:
+        raise InvalidItem(f"{where}.language: program tests are code in some language; name it (e.g. 'lua')")
+    return get_language(language).tests_run_as or language
+
+
+def _completes(code: str, prompt: str, entry_point: str | None) -> bool:
+    """Whether `code` holds the function the prompt starts (the entry point's name, else the prompt's last line,
+    its signature, spaces aside) rather than continuing the prompt."""
+    if entry_point is not None:
+        return re.search(rf"\b{re.escape(entry_point)}\b", code) is not None
+    lines = [line for line in prompt.splitlines() if line.strip()]
+    return bool(lines) and "".join(lines[-1].split()) in "".join(code.split())
 
 
 def _mbpp_tests(src: dict[str, Any], where: str) -> tuple[AssertTest, ...]:

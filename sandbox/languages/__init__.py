@@ -20,23 +20,31 @@ from sandbox.languages.clojure import CLOJURE
 from sandbox.languages.cpp import CPP
 from sandbox.languages.csharp import CSHARP
 from sandbox.languages.d import D
+from sandbox.languages.d_ut import D_UT
 from sandbox.languages.elixir import ELIXIR
 from sandbox.languages.fortran import FORTRAN
 from sandbox.languages.go import GO
+from sandbox.languages.go_test import GO_TEST
+from sandbox.languages.gtest import GTEST
 from sandbox.languages.haskell import HASKELL
 from sandbox.languages.java import JAVA
 from sandbox.languages.javascript import JAVASCRIPT
+from sandbox.languages.jest import JEST, REACT
+from sandbox.languages.junit import JUNIT
 from sandbox.languages.kotlin import KOTLIN_SCRIPT
 from sandbox.languages.lua import LUA
 from sandbox.languages.ocaml import OCAML
 from sandbox.languages.perl import PERL
 from sandbox.languages.php import PHP
+from sandbox.languages.pytest import PYTEST
 from sandbox.languages.python import PYTHON
 from sandbox.languages.r import R
 from sandbox.languages.racket import RACKET
 from sandbox.languages.ruby import RUBY
 from sandbox.languages.rust import RUST
 from sandbox.languages.scala import SCALA
+from sandbox.languages.sql import SQL
+from sandbox.languages.typescript import TYPESCRIPT
 from sandbox.languages.verilog import VERILOG
 
 LANGUAGES: dict[str, Language] = {
@@ -44,7 +52,8 @@ LANGUAGES: dict[str, Language] = {
     for lang in (
         PYTHON, C, CPP, JAVA, JAVASCRIPT, GO, RUST,
         BASH, PHP, PERL, RUBY, LUA, R, CSHARP, D, SCALA, KOTLIN_SCRIPT, RACKET, VERILOG,
-        HASKELL, OCAML, ELIXIR, CLOJURE, FORTRAN,
+        HASKELL, OCAML, ELIXIR, CLOJURE, FORTRAN, TYPESCRIPT, SQL,
+        PYTEST, GO_TEST, JUNIT, GTEST, D_UT, JEST, REACT,
     )
 }  # fmt: skip
 DEFAULT_LANGUAGES = ("python", "c", "cpp", "java", "javascript", "go", "rust")
@@ -132,7 +141,8 @@ def catalog(enabled: Collection[str]) -> list[dict[str, Any]]:
             "id": lang.name, "aliases": list(lang.aliases), "enabled": lang.name in enabled,
             "available": reason is None, "reason": reason or "",
             "version": lang.toolchain_version if reason is None else "", "compiled": lang.compile is not None,
-            "modes": ["stdio", "call", "assert"] if lang.python_zygote else ["stdio"],
+            "modes": ["stdio", "call", "assert", "program"] if lang.python_zygote else ["stdio", "program"],
+            "per_test_report": lang.report or None, "tests_run_as": lang.tests_run_as or lang.name,
             "limits": {
                 "start_s": lang.start_s, "memory_floor_mb": lang.memory_floor_mb,
                 "compile_memory_floor_mb": lang.compile_memory_floor_mb, "compile_floor_s": lang.compile_floor_s,

@@ -25,6 +25,11 @@ class RunLimits(Protocol):
 L = TypeVar("L", bound=RunLimits)
 
 
+def literal(text: str) -> str:
+    """`text` as one argument of a command template, taken as it is (its braces are not template fields)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 @dataclass(frozen=True)
 class Language:
     name: str
@@ -38,9 +43,9 @@ class Language:
     python_zygote: bool = False  # run by forking the runner instead of exec'ing an interpreter
     env: dict[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
-    # `{main}` in the templates: "main", or the name this pattern's group finds in the code ("Main" if none),
-    # for JVM languages that name the file or the class to run after the program's own (Java, Scala)
-    main_pattern: str = ""
+    # `{main}` in the templates: "main", or the name the first of these patterns to match finds in the code (its
+    # group; "Main" if none), for JVM languages that name the file or the class to run after the program's own
+    main_pattern: tuple[str, ...] = ()
     # Debian packages of the toolchain (`make languages`, python -m sandbox.languages); `package:program` where
     # machine images often ship the program outside dpkg (installed only when the program is missing)
     apt: tuple[str, ...] = ()
@@ -53,12 +58,28 @@ class Language:
     compile_memory_floor_mb: int = 0
     compile_floor_s: float = 0.0
     open_files_floor: int = 0
+    # Files the toolchain needs besides its programs (a test framework's jar, library or module): checked like them.
+    needs: tuple[str, ...] = ()
+    # Shell commands (run from the repository's root) that install what apt does not, e.g. npm packages pinned in
+    # sandbox/runtimes/: `make languages` runs them while a program or file of the toolchain is missing.
+    setup: tuple[str, ...] = ()
+    # How the test framework reports each test (sandbox/test_reports.py): per-test verdicts for program suites.
+    report: str = ""
+    # Its test libraries report a failure on stderr and still exit 0 (rackunit, clojure.test): MultiPL-E fails
+    # any run of a test program that writes to stderr.
+    stderr_fails: bool = False
+    # What its test libraries print for a failed check when they exit 0 anyway (clojure.test, Mono's Debug.Assert):
+    # a run of a test program whose output matches fails.
+    failure_pattern: str = ""
+    # The language id its test programs run as (MultiPL-E's Go tests are a _test.go file, its D tests unittest
+    # blocks): program suites in this language run in that mode.
+    tests_run_as: str = ""
 
     def main_name(self, code: str) -> str:
         """The program's name, `{main}` in the templates (Java: the public class)."""
         if not self.main_pattern:
             return "main"
-        found = re.search(self.main_pattern, code)
+        found = next(filter(None, (re.search(pattern, code) for pattern in self.main_pattern)), None)
         return found.group(1) if found else "Main"
 
     def commands(self, code: str, memory_mb: int) -> tuple[str, list[str] | None, list[str]]:
@@ -89,7 +110,7 @@ class Language:
         for argv in (self.compile, self.run):
             if argv and argv[0].startswith("/") and not os.access(argv[0], os.X_OK):
                 return argv[0]
-        return None
+        return next((path for path in self.needs if not os.path.exists(path)), None)
 
     @functools.cached_property
     def toolchain_version(self) -> str:

@@ -10,4 +10,5 @@ CLOJURE = Language(
     start_s=2.0,
     memory_floor_mb=512,
     aliases=("clj",),
+    failure_pattern=r"^(FAIL|ERROR) in ",  # clojure.test's report of a failed `is`; the run still exits 0
 )

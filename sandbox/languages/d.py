@@ -10,4 +10,5 @@ D = Language(
     version=("/usr/bin/ldc2", "--version"),
     binds=("/etc/ldc2.conf",),
     aliases=("dlang",),
+    tests_run_as="d_ut",
 )

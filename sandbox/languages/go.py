@@ -11,4 +11,5 @@ GO = Language(
     compile_address_space_limit=False,
     env={"GOCACHE": "/tmp/go-cache", "GOPATH": "/tmp/go", "GO111MODULE": "off", "GOFLAGS": "-buildvcs=false"},
     aliases=("golang",),
+    tests_run_as="go_test",
 )

@@ -4,6 +4,6 @@ LUA = Language(
     name="lua",
     source_file="main.lua",
     run=("/usr/bin/lua5.4", "{source}"),
-    apt=("lua5.4",),
+    apt=("lua5.4", "lua-unit"),  # luaunit: MultiPL-E's Lua tests
     version=("/usr/bin/lua5.4", "-v"),
 )

@@ -4,7 +4,7 @@ PERL = Language(
     name="perl",
     source_file="main.pl",
     run=("/usr/bin/perl", "{source}"),
-    apt=("perl",),
+    apt=("perl", "libtest-deep-perl"),  # Test::Deep: MultiPL-E's Perl tests
     version=("/usr/bin/perl", "-e", "print qq(perl $^V\\n)"),
     aliases=("pl",),
 )

@@ -10,4 +10,5 @@ RACKET = Language(
     binds=("/etc/racket",),
     start_s=0.5,
     aliases=("rkt",),
+    stderr_fails=True,  # rackunit reports a failed check on stderr and exits 0
 )

@@ -7,4 +7,5 @@ RUBY = Language(
     apt=("ruby",),
     version=("/usr/bin/ruby", "--version"),
     aliases=("rb",),
+    memory_floor_mb=384,  # below it Ruby's start-up segfaults under the runner's 256 MB stack limit
 )

@@ -10,7 +10,7 @@ _JVM = (*JVM_FAST_START, "-Xss64m")
 SCALA = Language(
     name="scala",
     source_file="main.scala",
-    main_pattern=r"\bobject\s+([A-Za-z_][A-Za-z0-9_]*)",  # scala runs an object: the first the program defines
+    main_pattern=(r"\bobject\s+([A-Za-z_][A-Za-z0-9_]*)",),  # scala runs an object: the first the program defines
     compile=(
         "/usr/bin/java", "-Xmx1024m", *_JVM, "-Dscala.usejavacp=true",
         "-cp", f"{_LIB}/scala-compiler.jar:{_LIB}/scala-library.jar:{_LIB}/scala-reflect.jar",
@@ -24,4 +24,5 @@ SCALA = Language(
     start_s=0.5,
     compile_memory_floor_mb=1536,
     compile_floor_s=30.0,
+    stderr_fails=True,  # as MultiPL-E judges Scala's test programs
 )  # fmt: skip
