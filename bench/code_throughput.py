@@ -13,6 +13,22 @@ comparison (sandbox/judge.py's stdio_match and call_match); their verdicts must 
 Prints tests/s for each and the ratio ours / baseline.
 
     .venv/bin/python bench/code_throughput.py [--rounds 3] [--http]
+
+With --languages SPEC (`all`, `default` or comma-separated ids, as SANDBOX_LANGUAGES takes) it instead
+prints a table, one row per language that runs stdin/stdout programs (the test-framework modes and sql
+are left out, and languages whose toolchain is missing, saying so): each language's program from
+tests/test_sandbox_languages.py (reads `a b`, prints a + b) runs --language-tests stdin tests
+(20; a tenth of them, at least 2, where the runtime's start-up is a second or more: kotlin_script,
+clojure; half on the JVM and other runtimes with a start-up allowance: java, scala, r, csharp,
+racket, elixir) in one sandbox run (Executor, `--threads` tests at a time), then again, identical.
+Columns: the sandbox's compile step (its wall time; blank when interpreted) in the first run and in
+the second ("again": the same today, lower once compiles are cached); compiling once outside any
+sandbox with the same argv in a temp dir; tests/s in the sandbox over both runs, without the compile
+step (so with the sandbox's set-up); tests/s of a plain subprocess per test running the same compiled
+program or interpreter with the Language's run argv, `--threads` at a time, over two passes; and their
+ratio sandbox / plain (above 1: the sandbox is faster). Progress goes to stderr.
+
+    .venv/bin/python bench/code_throughput.py --languages all [--language-tests 20]
 """
 
 from __future__ import annotations
@@ -21,21 +37,26 @@ import argparse
 import contextlib
 import json
 import os
+import random
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/test_sandbox_languages.py
 from code_problems import make_suites
 
 from reward_api.local import LocalServer
 from sandbox.client import RemoteJudge
-from sandbox.executor import Executor, Limits
+from sandbox.executor import Executor, Limits, TestInput
 from sandbox.judge import (
     CallTest,
+    Comparison,
     JudgeBackend,
     LocalJudge,
     StdioTest,
@@ -45,6 +66,8 @@ from sandbox.judge import (
     stdio_match,
 )
 from sandbox.judge import TestSuite as Suite
+from sandbox.languages import Language, parse_languages
+from tests.test_sandbox_languages import PROGRAMS
 
 LIMITS = Limits(time_s=2)
 RESULT_MARKER = "\n<<<baseline-result>>>"
@@ -111,7 +134,15 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--http", action="store_true", help="also grade through `sandbox serve` on loopback")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--languages", metavar="SPEC", help="a per-language table instead (all, default, or ids)")
+    parser.add_argument("--language-tests", type=int, default=20, help="stdin tests per language (--languages)")
     args = parser.parse_args()
+    if args.languages:
+        try:
+            languages = parse_languages(args.languages)
+        except ValueError as exc:
+            parser.error(str(exc))
+        sys.exit(per_language(languages, args.language_tests, args.threads, args.seed))
 
     work = [(problem.code, suite) for problem, suite in make_suites(args.tests, args.seed)]
     count = sum(len(suite.tests) for _, suite in work)
@@ -157,6 +188,211 @@ def _report(seconds: dict[str, float], verdicts: dict[str, list[bool]], tests: i
             print(f"ratio {ours_name} / {base_name}: {seconds[base_name] / seconds[ours_name]:.2f}x")
     if any(v != reference for v in verdicts.values()):
         sys.exit(1)
+
+
+# --languages: one row per language that runs stdin/stdout programs.
+NOT_STDIO = {
+    **dict.fromkeys(
+        ("pytest", "go_test", "junit", "gtest", "d_ut", "jest", "react"), "a test-framework mode, not stdin/stdout"
+    ),
+    "sql": "SQL scripts, not stdin/stdout programs",
+}
+# Programs for languages tests/test_sandbox_languages.py has none for (yet).
+MORE_PROGRAMS = {
+    "typescript": """
+const [a, b]: number[] = require("fs").readFileSync(0, "utf8").trim().split(/\\s+/).map(Number);
+console.log(a + b);
+""",
+}
+PLAIN_TIMEOUT_S = 60.0
+
+
+@dataclass
+class LanguageRow:
+    name: str
+    tests: int
+    compiled: bool  # has a compile step (else the compile columns stay blank)
+    compile_s: list[float] = field(default_factory=list)  # the sandbox's compile step, each run
+    plain_compile_s: float | None = None
+    sandbox_s: float = 0.0  # both runs, less their compile steps
+    plain_s: float = 0.0  # both passes
+    problems: list[str] = field(default_factory=list)
+
+
+def per_language(languages: tuple[Language, ...], tests: int, threads: int, seed: int) -> int:
+    """Prints the per-language table; 1 when a run failed or gave a wrong answer, else 0."""
+    executor = Executor(parallel=threads, languages=languages)
+    print(
+        f"{tests} stdin tests per language (fewer where the runtime starts slowly: column tests), "
+        f"{threads} threads, sandbox {executor.level.name}"
+    )
+    rows: list[LanguageRow] = []
+    runnable = []
+    for lang in languages:
+        if (why := _why_skipped(lang)) is not None:
+            print(f"skipped {lang.name}: {why}")
+        else:
+            runnable.append(lang)
+    rng = random.Random(seed)
+    for index, lang in enumerate(runnable, 1):
+        count = _test_count(lang, tests)
+        cases = [(rng.randint(1, 10**6), rng.randint(-(10**6), 10**6)) for _ in range(count)]
+        stdio = [(f"{a} {b}\n", str(a + b)) for a, b in cases]
+        print(f"[{index}/{len(runnable)}] {lang.name}: {count} tests", file=sys.stderr, flush=True)
+        rows.append(_measure_language(executor, lang, stdio, threads))
+    _print_table(rows)
+    for row in rows:
+        for problem in row.problems:
+            print(f"{row.name}: {problem}")
+    return 1 if any(row.problems for row in rows) else 0
+
+
+def _why_skipped(lang: Language) -> str | None:
+    if lang.name in NOT_STDIO:
+        return NOT_STDIO[lang.name]
+    if (tool := lang.missing_tool()) is not None:
+        return f"toolchain missing ({tool})"
+    if lang.name not in PROGRAMS and lang.name not in MORE_PROGRAMS:
+        return "no a+b program for it in tests/test_sandbox_languages.py"
+    return None
+
+
+def _test_count(lang: Language, tests: int) -> int:
+    """Fewer tests where each one starts a slow runtime (a test of kotlin_script compiles the script)."""
+    if lang.start_s >= 1:
+        return max(2, tests // 10)
+    if lang.start_s > 0 or lang.run[0].endswith("/java"):
+        return max(2, tests // 2)
+    return tests
+
+
+def _measure_language(executor: Executor, lang: Language, stdio: list[tuple[str, str]], threads: int) -> LanguageRow:
+    code = PROGRAMS.get(lang.name) or MORE_PROGRAMS[lang.name]
+    row = LanguageRow(lang.name, len(stdio), lang.compile is not None)
+    with tempfile.TemporaryDirectory(prefix=f"bench-{lang.name}-") as tmp:
+        plain = _PlainProgram(lang, code, LIMITS.memory_mb, Path(tmp))
+        _progress(lang, "compiling outside the sandbox")
+        row.plain_compile_s, error = plain.compile()
+        if error is not None:
+            row.problems.append(f"plain compile failed: {error}")
+        for run in (1, 2):
+            _progress(lang, f"sandbox run {run}")
+            _sandbox_run(executor, lang, code, stdio, row)
+            if error is None:
+                _progress(lang, f"plain pass {run}")
+                started = time.perf_counter()
+                with ThreadPoolExecutor(threads) as pool:
+                    outputs = list(pool.map(plain.run, (stdin for stdin, _ in stdio)))
+                row.plain_s += time.perf_counter() - started
+                matches = zip(outputs, stdio, strict=True)
+                wrong = sum(not stdio_match(got or "", want, Comparison()) for got, (_, want) in matches)
+                if wrong:
+                    row.problems.append(f"plain pass {run}: {wrong}/{len(stdio)} tests failed")
+    return row
+
+
+def _sandbox_run(executor: Executor, lang: Language, code: str, stdio: list[tuple[str, str]], row: LanguageRow) -> None:
+    started = time.perf_counter()
+    execution = executor.run(lang, code, [TestInput(stdin) for stdin, _ in stdio], LIMITS)
+    elapsed = time.perf_counter() - started
+    compiled = execution.compile.wall_s if execution.compile is not None and lang.compile else 0.0
+    row.compile_s.append(compiled)
+    row.sandbox_s += elapsed - compiled
+    if execution.sandbox_error or (execution.compile is not None and not execution.compile.ok):
+        why = execution.sandbox_error or execution.compile.stderr.strip()[-300:]  # type: ignore[union-attr]
+        row.problems.append(f"sandbox run {len(row.compile_s)} failed: {why}")
+        return
+    wrong = [
+        result
+        for result, (_, want) in zip(execution.tests, stdio, strict=True)
+        if result is None or not result.ok or not stdio_match(result.stdout, want, Comparison())
+    ]
+    if wrong:
+        r = wrong[0]
+        first = "not run" if r is None else f"{r.status}, exit {r.exit_code}, {r.wall_s:.1f} s: {r.stderr[-200:]!r}"
+        row.problems.append(f"sandbox run {len(row.compile_s)}: {len(wrong)}/{len(stdio)} tests failed; first: {first}")
+
+
+class _PlainProgram:
+    """The program compiled and run outside any sandbox, in a temp dir, with the Language's argv and env
+    (its /tmp paths, such as GOCACHE and ghc's -outputdir, moved into the temp dir, which is also HOME)."""
+
+    def __init__(self, lang: Language, code: str, memory_mb: int, tmp: Path) -> None:
+        source, self.compile_argv, self.run_argv = lang.commands(code, memory_mb)
+        (tmp / source).write_text(code)
+        self.tmp = tmp
+        env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp"} | lang.env
+        self.env = {name: self._moved(value) for name, value in env.items()}
+        if self.compile_argv:
+            self.compile_argv = [self._moved(part) for part in self.compile_argv]
+        self.run_argv = [self._moved(part) for part in self.run_argv]
+
+    def _moved(self, text: str) -> str:
+        return str(self.tmp) if text == "/tmp" else text.replace("/tmp/", f"{self.tmp}/")
+
+    def compile(self) -> tuple[float | None, str | None]:
+        """The compile step's wall seconds (None: interpreted) and its error (None: compiled)."""
+        if not self.compile_argv:
+            return None, None
+        started = time.perf_counter()
+        try:
+            done = subprocess.run(
+                self.compile_argv, cwd=self.tmp, env=self.env, capture_output=True, text=True, timeout=300
+            )
+        except subprocess.TimeoutExpired:
+            return time.perf_counter() - started, "timed out"
+        elapsed = time.perf_counter() - started
+        return elapsed, None if done.returncode == 0 else (done.stderr.strip()[-300:] or f"exit {done.returncode}")
+
+    def run(self, stdin: str) -> str | None:
+        """One test's stdout (None: it failed)."""
+        try:
+            done = subprocess.run(
+                self.run_argv,
+                cwd=self.tmp,
+                env=self.env,
+                input=stdin,
+                capture_output=True,
+                text=True,
+                timeout=PLAIN_TIMEOUT_S,
+            )
+        except subprocess.TimeoutExpired:
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+
+def _progress(lang: Language, what: str) -> None:
+    print(f"    {lang.name}: {what}", file=sys.stderr, flush=True)
+
+
+def _print_table(rows: list[LanguageRow]) -> None:
+    def seconds(value: float | None) -> str:
+        return "" if value is None else f"{value:.2f}"
+
+    header = (
+        "language",
+        "tests",
+        "compile s",
+        "compile s (again)",
+        "plain compile s",
+        "sandbox tests/s",
+        "plain tests/s",
+        "ratio sandbox/plain",
+    )
+    lines = [header]
+    for row in rows:
+        sandbox_rate = 2 * row.tests / row.sandbox_s if row.sandbox_s else 0.0
+        plain_rate = 2 * row.tests / row.plain_s if row.plain_s else 0.0
+        compiled = [seconds(s if row.compiled else None) for s in row.compile_s]  # two runs
+        plain = (f"{plain_rate:.1f}", f"{sandbox_rate / plain_rate:.2f}x") if plain_rate else ("", "")
+        lines.append((row.name, str(row.tests), *compiled, seconds(row.plain_compile_s), f"{sandbox_rate:.1f}", *plain))
+    widths = [max(len(line[column]) for line in lines) for column in range(len(header))]
+    for line in lines:
+        cells = [
+            cell.ljust(width) if column == 0 else cell.rjust(width)
+            for column, (cell, width) in enumerate(zip(line, widths, strict=True))
+        ]
+        print("  ".join(cells).rstrip())
 
 
 if __name__ == "__main__":
