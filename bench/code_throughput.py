@@ -15,9 +15,10 @@ Prints tests/s for each and the ratio ours / baseline.
     .venv/bin/python bench/code_throughput.py [--rounds 3] [--http]
 
 With --languages SPEC (`all`, `default` or comma-separated ids, as SANDBOX_LANGUAGES takes) it instead
-prints a table, one row per language that runs stdin/stdout programs (the test-framework modes and sql
-are left out, and languages whose toolchain is missing, saying so): each language's program from
-tests/test_sandbox_languages.py (reads `a b`, prints a + b) runs --language-tests stdin tests
+prints a table, one row per language that runs stdin/stdout programs (the test-framework modes and
+sql, tests/test_sandbox_languages.py's NOT_STDIO, are left out, and languages whose toolchain is
+missing, saying so): each language's program from tests/test_sandbox_languages.py (reads `a b`,
+prints a + b) runs --language-tests stdin tests
 (20; a tenth of them, at least 2, where the runtime's start-up is a second or more: kotlin_script,
 clojure; half on the JVM and other runtimes with a start-up allowance: java, scala, r, csharp,
 racket, elixir) in one sandbox run (Executor, `--threads` tests at a time), then again, identical.
@@ -67,7 +68,7 @@ from sandbox.judge import (
 )
 from sandbox.judge import TestSuite as Suite
 from sandbox.languages import Language, parse_languages
-from tests.test_sandbox_languages import PROGRAMS
+from tests.test_sandbox_languages import NOT_STDIO, PROGRAMS
 
 LIMITS = Limits(time_s=2)
 RESULT_MARKER = "\n<<<baseline-result>>>"
@@ -190,20 +191,6 @@ def _report(seconds: dict[str, float], verdicts: dict[str, list[bool]], tests: i
         sys.exit(1)
 
 
-# --languages: one row per language that runs stdin/stdout programs.
-NOT_STDIO = {
-    **dict.fromkeys(
-        ("pytest", "go_test", "junit", "gtest", "d_ut", "jest", "react"), "a test-framework mode, not stdin/stdout"
-    ),
-    "sql": "SQL scripts, not stdin/stdout programs",
-}
-# Programs for languages tests/test_sandbox_languages.py has none for (yet).
-MORE_PROGRAMS = {
-    "typescript": """
-const [a, b]: number[] = require("fs").readFileSync(0, "utf8").trim().split(/\\s+/).map(Number);
-console.log(a + b);
-""",
-}
 PLAIN_TIMEOUT_S = 60.0
 
 
@@ -249,11 +236,9 @@ def per_language(languages: tuple[Language, ...], tests: int, threads: int, seed
 
 def _why_skipped(lang: Language) -> str | None:
     if lang.name in NOT_STDIO:
-        return NOT_STDIO[lang.name]
+        return "its programs are test files or SQL, not stdin/stdout programs"
     if (tool := lang.missing_tool()) is not None:
         return f"toolchain missing ({tool})"
-    if lang.name not in PROGRAMS and lang.name not in MORE_PROGRAMS:
-        return "no a+b program for it in tests/test_sandbox_languages.py"
     return None
 
 
@@ -267,7 +252,7 @@ def _test_count(lang: Language, tests: int) -> int:
 
 
 def _measure_language(executor: Executor, lang: Language, stdio: list[tuple[str, str]], threads: int) -> LanguageRow:
-    code = PROGRAMS.get(lang.name) or MORE_PROGRAMS[lang.name]
+    code = PROGRAMS[lang.name]
     row = LanguageRow(lang.name, len(stdio), lang.compile is not None)
     with tempfile.TemporaryDirectory(prefix=f"bench-{lang.name}-") as tmp:
         plain = _PlainProgram(lang, code, LIMITS.memory_mb, Path(tmp))

@@ -79,7 +79,7 @@ class RunCodeRequest(BaseModel):
     def resolve_language(self) -> Language | None:
         """Our language for this request; None for SandboxFusion languages we do not run."""
         try:
-            return resolve(self.language)
+            return get_language(self.language)
         except LanguageError:
             return None
 
@@ -141,11 +141,6 @@ def _missing(execution: Execution) -> dict[str, Any]:
 
 def sandbox_error_result(message: str) -> dict[str, Any]:
     return {"status": "Error", "execution_time": None, "return_code": None, "stdout": None, "stderr": message}
-
-
-def resolve(language: str) -> Language:
-    """Our language for a SandboxFusion id (or one of our own names); LanguageError saying why there is none."""
-    return get_language(language)
 
 
 def unsupported(reason: str) -> dict[str, Any]:

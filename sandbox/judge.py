@@ -177,14 +177,16 @@ class LocalJudge:
         return report
 
 
-_PYTHON_ASSERTION = re.compile("AssertionError")
-# How test libraries say a check failed (assert, AssertionError, AssertError, Assertion failure, FAIL, Failure).
+_PYTHON_ASSERTION = re.compile("AssertionError")  # on stderr: Python's traceback
+# How test libraries say a check failed, on stdout or stderr (assert, AssertError, Assertion failure, FAIL, Failure).
 _TEST_FAILURE = re.compile(r"assert|\bfail", re.IGNORECASE)
 
 
-def _failure(result: ProcessResult, failed_check: re.Pattern[str] | None) -> TestVerdict | None:
-    """The verdict of a run that did not end cleanly (None when it did): a wrong answer when its output
-    matches `failed_check`, else a limit or runtime error."""
+def _failure(
+    result: ProcessResult, failed_check: re.Pattern[str] | None, in_stdout: bool = False
+) -> TestVerdict | None:
+    """The verdict of a run that did not end cleanly (None when it did): a wrong answer when its stderr (and its
+    stdout, `in_stdout`) matches `failed_check`, else a limit or runtime error."""
     time_s = result.wall_s
     if result.status == "output_limit":
         return TestVerdict(Verdict.OUTPUT_LIMIT, time_s)
@@ -194,7 +196,8 @@ def _failure(result: ProcessResult, failed_check: re.Pattern[str] | None) -> Tes
         return None
     if result.oom_killed or any(text in result.stderr for text in _MEMORY_MARKERS):
         return TestVerdict(Verdict.MEMORY_LIMIT, time_s, _tail(result.stderr))
-    if failed_check is not None and failed_check.search(f"{result.stderr}\n{result.stdout}"):
+    searched = f"{result.stderr}\n{result.stdout}" if in_stdout else result.stderr
+    if failed_check is not None and failed_check.search(searched):
         return TestVerdict(Verdict.WRONG_ANSWER, time_s, _tail(result.stderr or result.stdout))
     how = f"signal {result.signal}" if result.status == "signaled" else f"exit code {result.exit_code}"
     return TestVerdict(Verdict.RUNTIME_ERROR, time_s, f"{how}: {_tail(result.stderr)}".rstrip(": "))
@@ -203,7 +206,7 @@ def _failure(result: ProcessResult, failed_check: re.Pattern[str] | None) -> Tes
 def program_verdicts(lang: Language, tests_code: str, result: ProcessResult) -> list[TestVerdict]:
     """The verdicts of one run of a program suite: one per test the framework reports and `tests_code` declares
     (a test the solution adds for itself is not counted), else one for the whole run."""
-    whole = _failure(result, _TEST_FAILURE) or TestVerdict(Verdict.ACCEPTED, result.wall_s)
+    whole = _failure(result, _TEST_FAILURE, in_stdout=True) or TestVerdict(Verdict.ACCEPTED, result.wall_s)
     if whole.verdict is Verdict.ACCEPTED and lang.stderr_fails and result.stderr.strip():
         whole = TestVerdict(Verdict.WRONG_ANSWER, result.wall_s, f"wrote to stderr: {_tail(result.stderr)}")
     output = f"{result.stdout}\n{result.stderr}"

@@ -333,7 +333,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     async def run_code(body: fusion.RunCodeRequest) -> dict[str, Any]:
         """SandboxFusion's run_code: compile, run once with `stdin`, report both stages."""
         try:
-            lang: Language | None = runner.executor.language(fusion.resolve(body.language))
+            lang: Language | None = runner.executor.language(body.language)
         except LanguageError as exc:  # SandboxFusion's own ids included: its client reads the reason
             lang, answer = None, fusion.unsupported(str(exc))
         else:
