@@ -22,12 +22,12 @@ prints a + b) runs --language-tests stdin tests
 (20; a tenth of them, at least 2, where the runtime's start-up is a second or more: kotlin_script,
 clojure; half on the JVM and other runtimes with a start-up allowance: java, scala, r, csharp,
 racket, elixir) in one sandbox run (Executor, `--threads` tests at a time), then again, identical.
-Columns: the sandbox's compile step (its wall time; blank when interpreted) in the first run and in
-the second ("again": the same today, lower once compiles are cached); compiling once outside any
-sandbox with the same argv in a temp dir; tests/s in the sandbox over both runs, without the compile
-step (so with the sandbox's set-up); tests/s of a plain subprocess per test running the same compiled
-program or interpreter with the Language's run argv, `--threads` at a time, over two passes; and their
-ratio sandbox / plain (above 1: the sandbox is faster). Progress goes to stderr.
+Columns, for compiled languages: a sandbox run with no tests, the first time (compiling: its wall time) and
+again (the compile cache's hit, sandbox/compile_cache.py: the kept output unpacked instead); compiling once
+outside any sandbox with the same argv in a temp dir. Then tests/s in the sandbox over both runs with
+tests (compiles cached, so with the sandbox's set-up); tests/s of a plain subprocess per test running the
+same compiled program or interpreter with the Language's run argv, `--threads` at a time, over two passes;
+and their ratio sandbox / plain (above 1: the sandbox is faster). Progress goes to stderr.
 
     .venv/bin/python bench/code_throughput.py --languages all [--language-tests 20]
 """
@@ -54,6 +54,7 @@ from code_problems import make_suites
 
 from reward_api.local import LocalServer
 from sandbox.client import RemoteJudge
+from sandbox.compile_cache import CompileCache
 from sandbox.executor import Executor, Limits, TestInput
 from sandbox.judge import (
     CallTest,
@@ -199,23 +200,34 @@ class LanguageRow:
     name: str
     tests: int
     compiled: bool  # has a compile step (else the compile columns stay blank)
-    compile_s: list[float] = field(default_factory=list)  # the sandbox's compile step, each run
+    compile_s: list[float] = field(default_factory=list)  # a sandbox run with no tests: compiling, then cached
     plain_compile_s: float | None = None
-    sandbox_s: float = 0.0  # both runs, less their compile steps
+    sandbox_s: float = 0.0  # both runs with tests
     plain_s: float = 0.0  # both passes
     problems: list[str] = field(default_factory=list)
 
 
 def per_language(languages: tuple[Language, ...], tests: int, threads: int, seed: int) -> int:
     """Prints the per-language table; 1 when a run failed or gave a wrong answer, else 0."""
-    executor = Executor(parallel=threads, languages=languages)
+    with tempfile.TemporaryDirectory(prefix="bench-compile-cache-") as cache_dir:
+        cache = CompileCache(cache_dir, 1 << 30)
+        rows = _language_rows(Executor(parallel=threads, languages=languages, compile_cache=cache), tests, seed)
+    _print_table(rows)
+    for row in rows:
+        for problem in row.problems:
+            print(f"{row.name}: {problem}")
+    return 1 if any(row.problems for row in rows) else 0
+
+
+def _language_rows(executor: Executor, tests: int, seed: int) -> list[LanguageRow]:
+    threads = executor.parallel
     print(
         f"{tests} stdin tests per language (fewer where the runtime starts slowly: column tests), "
         f"{threads} threads, sandbox {executor.level.name}"
     )
     rows: list[LanguageRow] = []
     runnable = []
-    for lang in languages:
+    for lang in executor.languages.values():
         if (why := _why_skipped(lang)) is not None:
             print(f"skipped {lang.name}: {why}")
         else:
@@ -227,11 +239,7 @@ def per_language(languages: tuple[Language, ...], tests: int, threads: int, seed
         stdio = [(f"{a} {b}\n", str(a + b)) for a, b in cases]
         print(f"[{index}/{len(runnable)}] {lang.name}: {count} tests", file=sys.stderr, flush=True)
         rows.append(_measure_language(executor, lang, stdio, threads))
-    _print_table(rows)
-    for row in rows:
-        for problem in row.problems:
-            print(f"{row.name}: {problem}")
-    return 1 if any(row.problems for row in rows) else 0
+    return rows
 
 
 def _why_skipped(lang: Language) -> str | None:
@@ -260,6 +268,10 @@ def _measure_language(executor: Executor, lang: Language, stdio: list[tuple[str,
         row.plain_compile_s, error = plain.compile()
         if error is not None:
             row.problems.append(f"plain compile failed: {error}")
+        if lang.compile is not None:
+            for what in ("compiling", "cached compile"):
+                _progress(lang, f"sandbox run without tests, {what}")
+                _compile_run(executor, lang, code, row)
         for run in (1, 2):
             _progress(lang, f"sandbox run {run}")
             _sandbox_run(executor, lang, code, stdio, row)
@@ -276,16 +288,22 @@ def _measure_language(executor: Executor, lang: Language, stdio: list[tuple[str,
     return row
 
 
+def _compile_run(executor: Executor, lang: Language, code: str, row: LanguageRow) -> None:
+    started = time.perf_counter()
+    execution = executor.run(lang, code, [], LIMITS)
+    row.compile_s.append(time.perf_counter() - started)
+    if execution.sandbox_error or execution.compile is None or not execution.compile.ok:
+        why = execution.sandbox_error or (execution.compile.stderr.strip()[-300:] if execution.compile else "")
+        row.problems.append(f"compile run {len(row.compile_s)} failed: {why}")
+
+
 def _sandbox_run(executor: Executor, lang: Language, code: str, stdio: list[tuple[str, str]], row: LanguageRow) -> None:
     started = time.perf_counter()
     execution = executor.run(lang, code, [TestInput(stdin) for stdin, _ in stdio], LIMITS)
-    elapsed = time.perf_counter() - started
-    compiled = execution.compile.wall_s if execution.compile is not None and lang.compile else 0.0
-    row.compile_s.append(compiled)
-    row.sandbox_s += elapsed - compiled
+    row.sandbox_s += time.perf_counter() - started
     if execution.sandbox_error or (execution.compile is not None and not execution.compile.ok):
         why = execution.sandbox_error or execution.compile.stderr.strip()[-300:]  # type: ignore[union-attr]
-        row.problems.append(f"sandbox run {len(row.compile_s)} failed: {why}")
+        row.problems.append(f"sandbox run failed: {why}")
         return
     wrong = [
         result
@@ -295,7 +313,7 @@ def _sandbox_run(executor: Executor, lang: Language, code: str, stdio: list[tupl
     if wrong:
         r = wrong[0]
         first = "not run" if r is None else f"{r.status}, exit {r.exit_code}, {r.wall_s:.1f} s: {r.stderr[-200:]!r}"
-        row.problems.append(f"sandbox run {len(row.compile_s)}: {len(wrong)}/{len(stdio)} tests failed; first: {first}")
+        row.problems.append(f"sandbox run: {len(wrong)}/{len(stdio)} tests failed; first: {first}")
 
 
 class _PlainProgram:
@@ -358,7 +376,7 @@ def _print_table(rows: list[LanguageRow]) -> None:
         "language",
         "tests",
         "compile s",
-        "compile s (again)",
+        "compile s (cached)",
         "plain compile s",
         "sandbox tests/s",
         "plain tests/s",
@@ -368,7 +386,7 @@ def _print_table(rows: list[LanguageRow]) -> None:
     for row in rows:
         sandbox_rate = 2 * row.tests / row.sandbox_s if row.sandbox_s else 0.0
         plain_rate = 2 * row.tests / row.plain_s if row.plain_s else 0.0
-        compiled = [seconds(s if row.compiled else None) for s in row.compile_s]  # two runs
+        compiled = [seconds(s) for s in row.compile_s] if row.compiled else ["", ""]
         plain = (f"{plain_rate:.1f}", f"{sandbox_rate / plain_rate:.2f}x") if plain_rate else ("", "")
         lines.append((row.name, str(row.tests), *compiled, seconds(row.plain_compile_s), f"{sandbox_rate:.1f}", *plain))
     widths = [max(len(line[column]) for line in lines) for column in range(len(header))]

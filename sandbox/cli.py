@@ -21,6 +21,9 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"sandbox: refusing to start: {exc}", file=sys.stderr)
         print("sandbox: `--isolation none` runs programs unsandboxed, for trusted code only", file=sys.stderr)
         return 2
+    except ValueError as exc:  # a setting the service cannot use (the compile cache's directory)
+        print(f"sandbox: refusing to start: {exc}", file=sys.stderr)
+        return 2
     serve(app, config)
     return 0
 

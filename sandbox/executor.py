@@ -27,10 +27,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from sandbox import cpu_priority
 from sandbox.cgroups import RunCgroup
+from sandbox.compile_cache import Claim, CompileCache
 from sandbox.isolation import (
     Isolation,
     Level,
@@ -197,12 +198,18 @@ class Cancel:
 
 class Executor:
     def __init__(
-        self, isolation: Isolation = Isolation.BWRAP, parallel: int | None = None, languages: Sequence[Language] = ()
+        self,
+        isolation: Isolation = Isolation.BWRAP,
+        parallel: int | None = None,
+        languages: Sequence[Language] = (),
+        compile_cache: CompileCache | Literal["env"] | None = "env",
     ) -> None:
-        """`languages`: those this sandbox serves; none given: SANDBOX_LANGUAGES's (sandbox/languages)."""
+        """`languages`: those this sandbox serves; none given: SANDBOX_LANGUAGES's (sandbox/languages).
+        `compile_cache`: "env": SANDBOX_COMPILE_CACHE_MB's and _DIR's (sandbox/compile_cache.py); None: none."""
         self.level: Level = prepare(isolation)
         self.parallel = parallel or os.cpu_count() or 1
         self.languages = {lang.name: lang for lang in (languages or enabled_languages())}
+        self.compile_cache = CompileCache.from_env() if compile_cache == "env" else compile_cache
 
     def language(self, name: str | Language) -> Language:
         """The language `name` runs in; LanguageUnavailable (saying what to do) when this sandbox cannot run it."""
@@ -226,6 +233,48 @@ class Executor:
         if (too_large := source_size_error(code)) is not None:  # the program's fault: a failed compile
             return Execution(compile=ProcessResult("exited", exit_code=1, stderr=too_large), tests=[None] * len(tests))
         job = _job(lang, code, tests, limits, max(1, min(self.parallel, len(tests) or 1)), self._rlimits_only)
+        if self.compile_cache is None or not job["compile"]:
+            return self._execute(lang, job, len(tests), limits, on_result, cancel)
+        return self._run_with_cache(self.compile_cache, lang, job, len(tests), limits, on_result, cancel)
+
+    def _run_with_cache(
+        self,
+        cache: CompileCache,
+        lang: Language,
+        job: dict[str, Any],
+        count: int,
+        limits: Limits,
+        on_result: Callable[[int, ProcessResult], bool] | None,
+        cancel: Cancel | None,
+    ) -> Execution:
+        """A compiled language's run: compiled here and kept, or with the kept compile's files (or error)."""
+        with cache.claim(cache.key(lang, job, limits.disk_mb, limits.processes), limits.compile_s) as claim:
+            if claim.found is None:
+                job["pack_bytes"] = cache.max_entry_bytes
+                execution = self._execute(lang, job, count, limits, on_result, cancel, claim)
+                execution.details["compile_cache"] = "miss"
+                return execution
+        if claim.found.ok:
+            job["compile"] = None
+            job["files"] |= claim.found.artifacts
+            execution = self._execute(lang, job, count, limits, on_result, cancel)
+        else:
+            execution = Execution(compile=None, tests=[None] * count)
+        if execution.compile is None:  # else the runner's own (the files did not fit the disk)
+            execution.compile = ProcessResult.from_runner(claim.found.result)
+        execution.details["compile_cache"] = "hit"
+        return execution
+
+    def _execute(
+        self,
+        lang: Language,
+        job: dict[str, Any],
+        count: int,
+        limits: Limits,
+        on_result: Callable[[int, ProcessResult], bool] | None,
+        cancel: Cancel | None,
+        claim: Claim | None = None,
+    ) -> Execution:
         size = SandboxSize(
             memory_mb=limits.memory_mb * job["parallel"] + _RUNNER_OVERHEAD_MB,
             compile_memory_mb=limits.compile_memory_mb + _RUNNER_OVERHEAD_MB if _compiles(job) else 0,
@@ -236,7 +285,7 @@ class Executor:
         with _Sandbox(self.level, size, _BASE_ENV | lang.env, lang.binds) as sandbox:
             cancel.attach(sandbox)
             try:
-                execution = sandbox.run(job, len(tests), limits.total_s, on_result)
+                execution = sandbox.run(job, count, limits.total_s, on_result, claim)
             finally:
                 cancel.attach(None)
         execution.leftover_processes = sandbox.leftovers
@@ -255,7 +304,7 @@ def _job(
     if not lang.python_zygote and any(t.python_code for t in tests):
         raise ValueError(f"tests with python_code need language python, not {lang.name}")
     return {
-        "files": {source: code},
+        "files": {source: code},  # name -> text, or (mode, bytes) for a cached compile's output
         "python_main": source if lang.python_zygote else None,
         "compile": compile_argv,
         "compile_address_space": lang.compile_address_space_limit,
@@ -266,6 +315,7 @@ def _job(
         "parallel": parallel,
         "processes": limits.processes if rlimits_only else 0,
         "tests": [{"stdin": t.stdin, "python_code": t.python_code} for t in tests],
+        "pack_bytes": 0,  # > 0: after compiling, send back what the compile wrote, up to this size (compile cache)
     }
 
 
@@ -340,7 +390,9 @@ class _Sandbox:
         count: int,
         total_s: float,
         on_result: Callable[[int, ProcessResult], bool] | None,
+        claim: Claim | None = None,
     ) -> Execution:
+        """`claim`: the compile cache's, which keeps the compile step's result and files."""
         execution = Execution(compile=None, tests=[None] * count)
         self.process = subprocess.Popen(
             self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, start_new_session=True
@@ -363,6 +415,8 @@ class _Sandbox:
                     continue
                 oom_now = self.cgroup.oom_kills() if self.cgroup else 0
                 if "compile" in message:
+                    if claim is not None:
+                        claim.store(message["compile"])
                     execution.compile = ProcessResult.from_runner(message["compile"])
                     if execution.compile.ok:
                         if self.cgroup is not None:

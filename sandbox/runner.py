@@ -35,6 +35,7 @@ import select
 import sys
 import time
 from _json import encode_basestring_ascii
+from binascii import b2a_base64
 
 PR_SET_DUMPABLE = 4
 STDERR_TAIL = 4096
@@ -456,11 +457,44 @@ def write_inputs(root, tests):
 
 
 def write_files(root, files):
+    """The program's files: text, or (mode, bytes) for what a cached compile wrote (sandbox/compile_cache.py)."""
     for name, content in files.items():
         path = os.path.join(root, "src", name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(content)
+        if isinstance(content, str):
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(content)
+        else:
+            with open(path, "wb") as handle:
+                handle.write(content[1])
+            os.chmod(path, content[0])
+
+
+def pack_outputs(src, sources, limit):
+    """What compiling wrote beside the sources (a binary, class files), for the host's compile cache: relative
+    path -> [mode, base64]. None when it holds more than `limit` bytes, anything but plain files, or a file the
+    runner cannot read (the compile is then simply not kept)."""
+    try:
+        return pack_files(src, sources, limit)
+    except OSError:
+        return None
+
+
+def pack_files(src, sources, limit):
+    packed, total = {}, 0
+    for directory, _, names in os.walk(src):
+        for name in names:
+            path = os.path.join(directory, name)
+            relative = os.path.relpath(path, src)
+            if relative in sources:
+                continue
+            info = os.lstat(path)
+            total += info.st_size
+            if (info.st_mode & 0o170000) != 0o100000 or total > limit:  # S_IFREG
+                return None
+            with open(path, "rb") as handle:
+                packed[relative] = [info.st_mode & 0o777, b2a_base64(handle.read(), newline=False).decode("ascii")]
+    return packed
 
 
 def read_job(fd):
@@ -535,6 +569,7 @@ def main():
     root = sys.argv[1]  # /sandbox inside bubblewrap; a temporary directory without isolation
     os.makedirs(os.path.join(root, "src"), exist_ok=True)
     os.makedirs(os.path.join(root, "in"), exist_ok=True)
+    sources = set(job["files"])
     try:
         # Popped: what the runner holds, every test inherits (and RLIMIT_AS counts).
         write_files(root, job.pop("files"))
@@ -546,8 +581,11 @@ def main():
     python = None  # (the solution's code, each test's code or error) for Python
     if job["python_main"] or job["compile"]:
         compiled, python = compile_once(job, root)
+        succeeded = compiled["status"] == "exited" and compiled["exit_code"] == 0
+        if succeeded and job["pack_bytes"]:
+            compiled["artifacts"] = pack_outputs(os.path.join(root, "src"), sources, job["pack_bytes"])
         emit({"compile": compiled})
-        if compiled["status"] != "exited" or compiled["exit_code"] != 0:
+        if not succeeded:
             return
     if python is not None:
         codes = [code for code in (python[0], *python[1]) if isinstance(code, type(python[0]))]

@@ -41,8 +41,9 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from sandbox import fusion
+from sandbox import compile_cache, fusion
 from sandbox.client import QUEUE_MARGIN_S
+from sandbox.compile_cache import CompileCache
 from sandbox.executor import Cancel, Executor, Limits, TestInput
 from sandbox.isolation import Isolation
 from sandbox.judge import JudgeReport, LocalJudge, StdioTest, TestSuite
@@ -84,6 +85,10 @@ class ServiceConfig(HttpSettings):
     # Languages served: comma-separated ids, `default` (python, c, cpp, java, javascript, go, rust) or `all`;
     # the same variable (SANDBOX_LANGUAGES) sets in-process grading's (sandbox/languages)
     languages: str = "default"
+    # Compiled programs kept for identical ones (sandbox/compile_cache.py): the bound (0: off) and the directory
+    # (empty: <temporary directory>/reward-sandbox-compile-<uid>); in-process grading reads the same variables
+    compile_cache_mb: int = compile_cache.DEFAULT_MB
+    compile_cache_dir: str = ""
     auth_token: str = ""  # when set, /v1/judge and /run_code need it: `Authorization: Bearer <token>` or in the URL
     log_level: str = "info"
 
@@ -120,6 +125,12 @@ class SandboxMetrics:
             buckets=_RUN_BUCKETS,
             registry=r,
         )
+        self.compile_cache = Counter(
+            "sandbox_compile_cache",
+            "Runs of compiled languages by whether their compile was kept from an identical program's (hit, miss)",
+            ["language", "result"],
+            registry=r,
+        )
         self.in_flight = Gauge("sandbox_runs_in_flight", "Sandboxes running now", registry=r)
         self.waiting = Gauge("sandbox_runs_waiting", "Runs waiting for a free worker thread", registry=r)
         self.workers = Gauge("sandbox_workers", "Worker threads (sandboxes at once)", registry=r)
@@ -135,6 +146,10 @@ class SandboxMetrics:
             ["endpoint", "reason"],
             registry=r,
         )
+
+    def count_compile_cache(self, language: str, details: dict[str, Any]) -> None:
+        if (result := details.get("compile_cache")) is not None:
+            self.compile_cache.labels(language, result).inc()
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
@@ -177,7 +192,10 @@ class _Runner:
 
     def __init__(self, config: ServiceConfig, metrics: SandboxMetrics) -> None:
         self.executor = Executor(
-            Isolation(config.isolation), parallel=config.parallel or None, languages=parse_languages(config.languages)
+            Isolation(config.isolation),
+            parallel=config.parallel or None,
+            languages=parse_languages(config.languages),
+            compile_cache=CompileCache.configured(config.compile_cache_mb, config.compile_cache_dir),
         )
         self.judge = LocalJudge(self.executor)
         self.workers = config.worker_count()
@@ -380,10 +398,12 @@ async def _run_fusion(runner: _Runner, body: fusion.RunCodeRequest, lang: Langua
         return fusion.response(None, fusion.sandbox_error_result(f"exception on running code: {exc}"))
     if execution.sandbox_error:
         runner.metrics.errors.labels("/run_code", "sandbox_error").inc()
+    runner.metrics.count_compile_cache(lang.name, execution.details)
     return fusion.run_code_response(lang, execution)
 
 
 def _count_report(metrics: SandboxMetrics, language: str, report: JudgeReport) -> None:
+    metrics.count_compile_cache(language, report.details)
     for test in report.tests:
         metrics.tests.labels(language, str(test.verdict)).inc()
     if report.sandbox_error:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -12,6 +15,9 @@ from reward_api.local import LocalServer
 # `make test` installs every language's toolchain (Makefile: LANGUAGES_STAMP); sandboxes and services started
 # here serve them all unless a test says otherwise.
 os.environ["SANDBOX_LANGUAGES"] = "all"
+# Compiles kept for this run only (sandbox/compile_cache.py): what a test sees does not depend on earlier runs.
+os.environ["SANDBOX_COMPILE_CACHE_DIR"] = tempfile.mkdtemp(prefix="compile-cache-")
+atexit.register(shutil.rmtree, os.environ["SANDBOX_COMPILE_CACHE_DIR"], True)
 
 
 @pytest.fixture(scope="session")

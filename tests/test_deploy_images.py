@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
+from string import Template
 from typing import Any
 
 import jsonschema
@@ -116,14 +117,21 @@ def instructions(dockerfile: Path) -> Iterator[tuple[str, str]]:
         logical = ""
 
 
-def image_env(dockerfile: Path) -> dict[str, str]:
-    """The ENV of a Dockerfile's last stage (`ENV A=1 B=2` form)."""
+def image_env(dockerfile: Path, build_args: dict[str, str] | None = None) -> dict[str, str]:
+    """The ENV of a Dockerfile's last stage (`ENV A=1 B=2` form), the stage's ARGs in it read as built with
+    `build_args` (else their defaults); other variables (`$PATH`) left as written."""
     env: dict[str, str] = {}
+    args: dict[str, str] = {}
     for keyword, arguments in instructions(dockerfile):
         if keyword == "FROM":
-            env = {}
+            env, args = {}, {}
+        elif keyword == "ARG":
+            name, _, default = arguments.partition("=")
+            args[name] = (build_args or {}).get(name, default)
         elif keyword == "ENV":
-            env |= dict(pair.split("=", 1) for pair in shlex.split(arguments))
+            for pair in shlex.split(arguments):
+                name, value = pair.split("=", 1)
+                env[name] = Template(value).safe_substitute(args)
     return env
 
 
@@ -174,9 +182,23 @@ def test_dockerfile_builds_from_the_base_image_argument(name: str) -> None:
 
 
 def test_sandbox_image_copies_only_the_sandbox_and_service_kit() -> None:
-    assert context_sources(DOCKERFILES["sandbox"]) == SANDBOX_CONTEXT
+    # sandbox/languages and sandbox/runtimes come first (the toolchains' install reads them), then all of sandbox/.
+    assert {source.split("/")[0] for source in context_sources(DOCKERFILES["sandbox"])} == SANDBOX_CONTEXT
     # The check itself sees what the reward-api image copies.
     assert {"reward_api", "sandbox", "service_kit"} <= context_sources(DOCKERFILES["reward-api"])
+
+
+def test_sandbox_image_serves_the_languages_it_installs() -> None:
+    """The build argument SANDBOX_LANGUAGES (default: the slim image's `default`; `all`: the full image) picks the
+    toolchains `python -m sandbox.languages` names, and the image's ENV passes the same value on to the service."""
+    steps = list(instructions(DOCKERFILES["sandbox"]))
+    final = steps[max(i for i, (keyword, _) in enumerate(steps) if keyword == "FROM") :]
+    assert ("ARG", "SANDBOX_LANGUAGES=default") in final
+    installs = " ".join(arguments for keyword, arguments in final if keyword == "RUN")
+    for command in ("packages", "programs", "setup"):
+        assert f'-m sandbox.languages {command} "$SANDBOX_LANGUAGES"' in installs, command
+    assert image_env(DOCKERFILES["sandbox"])["SANDBOX_LANGUAGES"] == "default"
+    assert image_env(DOCKERFILES["sandbox"], {"SANDBOX_LANGUAGES": "all"})["SANDBOX_LANGUAGES"] == "all"
 
 
 def _third_party_imports(packages: list[Path]) -> set[str]:
