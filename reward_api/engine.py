@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import threading
 import time
 from collections import defaultdict
@@ -38,6 +39,7 @@ from reward_api.graders.length import (
     kimi_length_rewards,
     soft_overlong_punishment,
 )
+from reward_api.graders.thought import thought_is_empty
 from reward_api.grading import TASKS, ItemJob, SandboxConfig, TextGrades, grade_text, looks_costly
 from reward_api.metrics import Metrics
 from reward_api.pool import SOFT_FRACTION, CallOutcome, WorkerPool
@@ -369,17 +371,19 @@ def _length_components(graded: Sequence[_Graded], profile: Profile) -> list[dict
         return out
     lengths = [_num_tokens(g.item) if g.item else 0 for g in graded]
     correct = [g.status == "ok" and g.scores["accuracy"].value >= profile.correct_threshold for g in graded]
+    # Shortness pays only for a short thought, not for none: an empty one keeps penalties and loses bonuses.
+    ceiling = [0.0 if g.item is None or thought_is_empty(g.item.completion) else math.inf for g in graded]
     settings = profile.length
     for i in range(len(graded)):
         if "overlong" in wanted:
             out[i]["overlong"] = soft_overlong_punishment(lengths[i], settings.max_length, settings.cache_length)
         if "cosine" in wanted:
-            out[i]["cosine"] = cosine_scaled_reward(correct[i], lengths[i], settings)
+            out[i]["cosine"] = min(cosine_scaled_reward(correct[i], lengths[i], settings), ceiling[i])
     if "kimi_length" in wanted:
         for members in _groups(graded).values():
             rewards = kimi_length_rewards([lengths[i] for i in members], [correct[i] for i in members])
             for i, value in zip(members, rewards, strict=True):
-                out[i]["kimi_length"] = value
+                out[i]["kimi_length"] = min(value, ceiling[i])
     return out
 
 

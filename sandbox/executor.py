@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import marshal
 import os
 import shutil
@@ -51,6 +52,7 @@ _BASE_ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTHONHASHSEED": "0",
 }
+log = logging.getLogger(__name__)
 _RUNNER_OVERHEAD_MB = 128
 # The largest program, in MB of UTF-8 source: far above any real solution (kilobytes), 4x the 2 MB programs with
 # tables that must pass, 1/8 of the default disk_mb. A larger one is a compile error naming this limit (the
@@ -146,6 +148,9 @@ class Execution:
     leftover_processes: int = 0  # killed at the end: a daemon that tried to outlive the run
     peak_memory_bytes: int = 0
     timed_out: bool = False  # the whole run passed total_s
+    # It ended without a result for every test, not by its own limits or its caller's stop: its sandbox was killed
+    # from outside (an OOM killer, an operator) or its runner failed. sandbox_error says how; never a verdict.
+    lost: bool = False
     details: dict[str, Any] = field(default_factory=dict)
 
 
@@ -282,13 +287,22 @@ class Executor:
             disk_mb=limits.disk_mb,
         )
         cancel = cancel or Cancel()
-        with _Sandbox(self.level, size, _BASE_ENV | lang.env, lang.binds) as sandbox:
-            cancel.attach(sandbox)
-            try:
-                execution = sandbox.run(job, count, limits.total_s, on_result, claim)
-            finally:
-                cancel.attach(None)
-        execution.leftover_processes = sandbox.leftovers
+        for attempt in (1, 2):
+            with _Sandbox(self.level, size, _BASE_ENV | lang.env, lang.binds) as sandbox:
+                cancel.attach(sandbox)
+                try:
+                    execution = sandbox.run(job, count, limits.total_s, on_result, claim)
+                finally:
+                    cancel.attach(None)
+            execution.leftover_processes = sandbox.leftovers
+            # A sandbox lost to something outside the run is run again, once: a fresh sandbox does not depend on
+            # the first (tests that did run are run again too); one lost to its own memory bound would be again.
+            if not execution.lost or execution.details.get("oom_kills") or cancel.cancelled or attempt == 2:
+                break
+            log.warning("sandbox run lost, running it again: %s", execution.sandbox_error)
+            first_loss = execution.sandbox_error
+        if attempt == 2:
+            execution.details["retried_after"] = first_loss
         return execution
 
     @property
@@ -378,6 +392,7 @@ class _Sandbox:
         self.process: subprocess.Popen | None = None
         self.leftovers = 0
         self.stopped = False  # kill() was called: a process started after it is killed at once
+        self.killed = False  # kill() found the runner running and killed it (not something outside the run)
         self.ended_by_itself = False  # the runner exited on its own (not stopped early or cut off)
         self.yielded = False  # its programs run long and take only spare CPU now
 
@@ -444,21 +459,31 @@ class _Sandbox:
         finally:
             watchdog.cancel()
             self.kill()
-        self._finish(execution, count)
+        self._finish(execution, count, _compiles(job))
         return execution
 
-    def _finish(self, execution: Execution, count: int) -> None:
+    def _finish(self, execution: Execution, count: int, compiles: bool) -> None:
         returncode = self.process.wait()
-        ran = sum(r is not None for r in execution.tests)
-        compile_failed = execution.compile is not None and not execution.compile.ok
-        if ran < count and not compile_failed and not execution.timed_out and returncode not in (0, -9):
-            self.stderr.seek(0)
-            tail = self.stderr.read()[-2000:].decode(errors="replace")
-            execution.sandbox_error = f"sandbox runner ended with code {returncode}: {tail}"
         if self.cgroup is not None:
             execution.peak_memory_bytes = self.cgroup.peak_memory_bytes()
             if refused := self.cgroup.fork_refusals():
                 execution.details["process_limit_hits"] = refused
+            if oom_kills := self.cgroup.oom_kills():
+                execution.details["oom_kills"] = oom_kills
+        ran = sum(r is not None for r in execution.tests)
+        compile_failed = execution.compile is not None and not execution.compile.ok
+        unfinished = ran < count or (compiles and execution.compile is None)
+        if not unfinished or compile_failed or execution.timed_out or self.killed or execution.sandbox_error:
+            return
+        self.stderr.seek(0)
+        tail = self.stderr.read()[-2000:].decode(errors="replace").strip()
+        how = f"was killed by signal {-returncode}" if returncode < 0 else f"exited with code {returncode}"
+        cause = " (its memory bound's OOM killer)" if execution.details.get("oom_kills") else ""
+        execution.lost = True
+        execution.sandbox_error = (
+            f"the sandbox {how}{cause} before {count - ran} of its {count} tests ran: no verdict for them"
+            + (f": {tail}" if tail else "")
+        )
 
     def _grant_credit(self, count: int = 1) -> None:
         """`count` more tests may start: the runner waits for these (see run_children)."""
@@ -494,6 +519,7 @@ class _Sandbox:
     def kill(self) -> None:
         self.stopped = True
         if self.process is not None and self.process.poll() is None:
+            self.killed = True
             if self.yielded:  # an idle process must first get a CPU to exit: not behind grading work
                 self._unyield_cpu()
             with contextlib.suppress(ProcessLookupError):

@@ -150,6 +150,24 @@ HUMANEVAL = {
             [StdioTest("4\n", "2\n")],
             None,
         ),
+        (  # DeepCoder's lcbv5 rows: the tests alone, as a JSON string
+            json.dumps([{"input": "4\n", "output": "2\n", "testtype": "stdin"}]),
+            "stdio",
+            [StdioTest("4\n", "2\n")],
+            None,
+        ),
+        (  # DeepCoder's primeintellect rows
+            [{"input": "1 2\n", "output": "3\n", "type": "stdin_stdout"}],
+            "stdio",
+            [StdioTest("1 2\n", "3\n")],
+            None,
+        ),
+        (  # open-r1's verifiable-coding-problems-python: verification_info
+            {"language": "python", "test_cases": [{"input": "1 2\n", "output": "3\n", "type": "stdin_stdout"}]},
+            "stdio",
+            [StdioTest("1 2\n", "3\n")],
+            None,
+        ),
         (
             HUMANEVAL,
             "assert",

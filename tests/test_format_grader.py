@@ -29,6 +29,10 @@ STRICT = [
     ("Sure! <think>reasoning</think>answer", 0.0, ["text before <think>"]),
     ("</think>answer<think>", 0.0, ["</think> before <think>"]),
     ("Sure! <think>reasoning</think>", 0.0, ["text before <think>", "empty answer"]),
+    ("<think></think>answer", 0.0, ["empty <think>"]),  # an empty thought earns no format reward
+    ("<think> \n\t</think>answer", 0.0, ["empty <think>"]),
+    ("</think>answer", 0.0, ["empty <think>"]),  # the template-opened block, empty
+    ("<think></think>", 0.0, ["empty <think>", "empty answer"]),
 ]
 
 # (completion, expected value in lenient mode, expected problems)
@@ -40,6 +44,9 @@ LENIENT = [
     ("</think>answer<think>", 0.0, ["</think> before <think>"]),
     ("<think>a</think>b<think>c</think>d", 0.0, ["2 </think> tags", "2 <think> tags"]),
     ("no tags at all", 0.0, ["missing </think>"]),
+    ("Sure! <think>\n</think>answer", 0.0, ["empty <think>"]),
+    ("<think>...</think>answer", 0.0, ["empty <think>"]),  # no letter or digit: a thought in form only
+    ("<think>x=2</think>answer", 1.0, []),  # a thought, however short: length rewards weigh it
 ]
 
 # (completion, mode, expected value, expected problems), all with <answer> tags required
@@ -70,6 +77,8 @@ TAG_COUNT = [
     ("r</think><answer>5</answer>", True, 0.75),
     ("<think><think>r</think><answer>5</answer></answer>", True, 0.5),
     ("", True, 0.0),
+    ("<think></think><answer></answer>", True, 0.0),  # every tag once, nothing in them: nothing earned
+    ("<think> </think>answer", False, 0.0),
 ]
 
 

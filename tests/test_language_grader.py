@@ -298,7 +298,7 @@ def test_chain_of_thought_extraction(completion: str, value: float, by_language:
 def test_neutral_tokens(completion: str, counted: int) -> None:
     score = grade_language(completion, None, "en", SETTINGS)
     assert score.details["counted_words"] == counted
-    assert score.value == 1.0
+    assert score.value == (1.0 if counted else 0.0)  # no words: nothing earned (an empty CoT)
     assert ("note" in score.details) == (counted == 0)
 
 
@@ -328,9 +328,12 @@ def test_without_a_confident_target_the_cot_keeps_to_its_dominant_language(
     assert score.details["target_words"] == by_language[dominant]
 
 
-def test_no_words_and_no_target_is_consistent() -> None:
-    score = grade_language("<think>x^2 = 4, x = \\pm 2.</think>", None, None, SETTINGS)
-    assert (score.value, score.details["target_language"], score.details["note"]) == (1.0, None, "no words")
+@pytest.mark.parametrize(
+    "completion", ["", "  \n", "<think></think>", "<think> \n</think>4", "<think>x^2 = 4.</think>"]
+)
+def test_no_words_earn_nothing(completion: str) -> None:
+    score = grade_language(completion, None, None, SETTINGS)
+    assert (score.value, score.details["target_language"], score.details["note"]) == (0.0, None, "no words")
 
 
 def test_target_precedence_item_then_profile_then_prompt_then_dominant() -> None:

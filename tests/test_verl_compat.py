@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import itertools
+import json
 import logging
 import subprocess
 import sys
@@ -397,3 +398,42 @@ def test_the_function_module_imports_without_verl_or_numpy() -> None:
     blocked = "import sys; sys.modules.update(numpy=None, verl=None, torch=None); import trainer_client.adapters.verl"
     done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+A_PLUS_B_TESTS = [{"input": "1 2\n", "output": "3\n"}, {"input": "20 22\n", "output": "42\n"}]
+# (data_source, ground_truth) as the public code sets' verl rows store them: whatever the name, tests mean code.
+CODE_SOURCES = [
+    ("primeintellect", json.dumps({"inputs": ["1 2\n", "20 22\n"], "outputs": ["3\n", "42\n"]})),  # PRIME's Eurus
+    ("lcbv5", json.dumps([test | {"testtype": "stdin"} for test in A_PLUS_B_TESTS])),  # DeepCoder
+    ("open-r1/verifiable-coding-problems-python", json.dumps({"language": "python", "test_cases": A_PLUS_B_TESTS})),
+    ("likaixin/TACO-verified", json.dumps({"inputs": ["1 2\n", "20 22\n"], "outputs": ["3\n", "42\n"]})),
+    ("deepmind/code_contests", {"tests": A_PLUS_B_TESTS}),
+    ("livecodebench/code_generation_lite", json.dumps({"tests": A_PLUS_B_TESTS})),
+]
+
+
+@pytest.mark.parametrize(("data_source", "ground_truth"), CODE_SOURCES)
+def test_code_sets_are_graded_as_code_whatever_their_name(
+    server: LocalServer, dead_env: None, data_source: str, ground_truth: Any
+) -> None:
+    reward_fn = get_custom_reward_fn(
+        verl_config(*function_overrides(server, ADAPTER_PACKAGE, "compute_score_sync", profile="accuracy"))
+    )
+    program = "```python\na, b = map(int, input().split())\nprint(a {} b)\n```"
+    for operator, accuracy in (("+", 1.0), ("-", 0.0)):
+        score = reward_fn(
+            data_source=np.str_(data_source),
+            solution_str=program.format(operator),
+            ground_truth=ground_truth,
+            extra_info={"index": np.int64(0)},
+        )
+        assert (score["acc"], score["rs_ok"]) == (accuracy, 1.0), (data_source, operator, score)
+
+
+def test_a_code_set_whose_reference_holds_no_tests_is_invalid_not_zero(
+    server: LocalServer, dead_env: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    reward_fn = get_custom_reward_fn(verl_config(*function_overrides(server, ADAPTER_PACKAGE, "compute_score_sync")))
+    with caplog.at_level(logging.WARNING, logger="trainer_client.adapters"):
+        score = reward_fn(data_source="codecontests", solution_str="```python\nprint(3)\n```", ground_truth="42")
+    assert score["rs_ok"] == 0.0 and "invalid" in caplog.text

@@ -3,7 +3,8 @@
     APPS / TACO    {"inputs": [...], "outputs": [...], "fn_name"?: str}, also as a JSON string
                    or wrapped as {"input_output": ...}: with fn_name, inputs[i] is the argument
                    list and outputs[i] the returned value; else stdin and stdout text
-    CodeContests   {"tests": [{"input": ..., "output": ...}]}, or "stdin" / "stdout" keys
+    CodeContests   {"tests": [{"input": ..., "output": ...}]}, or "stdin" / "stdout" keys; open-r1's
+                   verifiable coding problems: "test_cases"; DeepCoder's rows: the list of tests alone
     LiveCodeBench  the same with "testtype": "stdin" | "functional" and "fn_name" or
                    "metadata": {"func_name": ...}; a functional input is newline-separated JSON
                    arguments and its output the JSON result
@@ -73,7 +74,7 @@ class CodeReference:
 
 def parse_reference(reference: object, settings: CodeSettings, max_run_s: float = math.inf) -> CodeReference:
     """Tests, limits and options of a code reference; `max_run_s` caps the whole run."""
-    ref = _object(reference, "reference", f"an object with tests: {SHAPES}")
+    ref = _object(_tests_listed_bare(reference), "reference", f"an object with tests: {SHAPES}")
     if isinstance(reference, str) and "total_time_limit" in ref:
         raise InvalidItem(
             "reference.total_time_limit: set it on a reference object, not inside a JSON string "
@@ -110,6 +111,16 @@ def parse_reference(reference: object, settings: CodeSettings, max_run_s: float 
     )
 
 
+def is_code_reference(reference: object) -> bool:
+    """Whether `reference` holds tests in a shape parse_reference reads: what makes an item a code item when its
+    task is not given (trainer_client's verl adapter), whatever its data set is called."""
+    try:
+        parse_reference(reference, CodeSettings())
+    except InvalidItem:
+        return False
+    return True
+
+
 def run_budget_s(reference: object, settings: CodeSettings, max_s: float) -> float:
     """Seconds the whole run (compiling and every test) may take, at most `max_s`.
 
@@ -133,8 +144,8 @@ def _suite(
     if "test" in src or "entry_point" in src:
         return _humaneval(src, where)
     fn_name = _fn_name(src, ref, where)
-    if "tests" in src:
-        kind, tests = _listed_tests(src["tests"], f"{where}.tests", fn_name)
+    if (key := next((key for key in ("tests", "test_cases") if key in src), None)) is not None:
+        kind, tests = _listed_tests(src[key], f"{where}.{key}", fn_name)
     elif "inputs" in src or "outputs" in src:
         kind, tests = _columns(src, where, fn_name)
     else:
@@ -251,6 +262,19 @@ def _language(ref: dict[str, Any]) -> str | None:
         return get_language(value).name
     except LanguageError as exc:
         raise InvalidItem(f"reference.language: {exc}") from None
+
+
+def _tests_listed_bare(reference: object) -> object:
+    """A list of test objects (or a JSON string of one), as DeepCoder's lcbv5 and primeintellect rows store their
+    tests, read as {"tests": [...]}; anything else as it is."""
+    value = reference
+    if isinstance(value, str) and value.lstrip().startswith("["):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return reference  # _object names what is wrong with it
+    is_test_list = isinstance(value, list) and value and all(isinstance(test, dict) for test in value)
+    return {"tests": value} if is_test_list else reference
 
 
 def _object(value: object, where: str, expected: str = "an object") -> dict[str, Any]:

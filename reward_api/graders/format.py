@@ -10,7 +10,11 @@ Modes (value 1.0 when the rules hold, else 0.0, except `tag_count`):
   template-opened case above), and a non-empty answer after it.
 - `tag_count`: open-r1's `tag_count_reward`: each expected tag (think tags, plus answer
   tags when configured) seen exactly once earns 1/len(tags), i.e. 0.25 each with answer
-  tags. Unlike open-r1 the tags are counted bare, without the surrounding newlines.
+  tags. Unlike open-r1 the tags are counted bare, without the surrounding newlines, and an
+  empty think block earns nothing.
+
+In every mode an empty think block (`<think></think>`, or no letter or digit in it: `<think>...</think>`)
+fails: the format reward is for thinking, and a policy finds the empty block quickly.
 
 With `answer_open`/`answer_close` the answer must also be one tag pair holding non-empty
 text: in strict mode the pair is the whole answer, in lenient mode it may be surrounded
@@ -23,6 +27,7 @@ by other text. Every check is str.count/str.find, linear in the input.
 from __future__ import annotations
 
 from reward_api.graders.base import Score
+from reward_api.graders.thought import is_blank
 from reward_api.profiles import FormatSettings
 
 
@@ -40,6 +45,9 @@ def _tag_count(completion: str, settings: FormatSettings) -> Score:
     counts = {tag: completion.count(tag) for tag in tags}
     problems = [_count_problem(tag, n) for tag, n in counts.items() if n != 1]
     value = sum(n == 1 for n in counts.values()) / len(tags)
+    open_at, close_at = completion.find(settings.think_open), completion.find(settings.think_close)
+    if 0 <= open_at < close_at and is_blank(completion[open_at + len(settings.think_open) : close_at]):
+        problems, value = [*problems, f"empty {settings.think_open}"], 0.0
     return Score(value, {"mode": "tag_count", "tag_counts": counts, "problems": problems})
 
 
@@ -56,12 +64,16 @@ def _think_problems(completion: str, settings: FormatSettings, strict: bool) -> 
     if problems:
         return problems
     close_at = completion.find(close_tag)
+    thought_at = 0  # the template opened the block: the thought is everything before </think>
     if opens == 1:
         open_at = completion.find(open_tag)
         if open_at > close_at:
             return [f"{close_tag} before {open_tag}"]
         if strict and completion[:open_at].strip():
             problems.append(f"text before {open_tag}")
+        thought_at = open_at + len(open_tag)
+    if is_blank(completion[thought_at:close_at]):
+        problems.append(f"empty {open_tag}")
     answer = completion[close_at + len(close_tag) :]
     return problems + _answer_problems(answer, settings, strict)
 

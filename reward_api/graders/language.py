@@ -1,8 +1,7 @@
 """DeepSeek-R1 language consistency: the share of the chain of thought's words in one language.
 
-Chain of thought: the text after the first `<think>` up to the next `</think>` (to the end
-when a truncated completion never closes it); the text before `</think>` when the chat
-template opened the block in the prompt; the whole completion when it has neither tag.
+Chain of thought: as reward_api/graders/thought.py finds it (the `<think>` block, or all of a
+completion without one).
 
 Target language, in this order (details `target_source`):
 - "item": the item's `target_language`; "profile": the profile's `language.target_language`.
@@ -37,8 +36,9 @@ Attribution, sentence by sentence (sentences end at . ! ? ; 。！？； or a ne
   Arabic: ar, Devanagari: hi, Latin: "und", undetermined).
 - Letters of scripts outside the table count as "und".
 
-Value = target words / counted words; 1.0 with details `note: "no words"` when nothing is
-counted (no text to be inconsistent).
+Value = target words / counted words; 0.0 with details `note: "no words"` when nothing is
+counted: an empty chain of thought (or one of symbols only) earns nothing, or a policy would
+learn to stop thinking for a consistency reward it cannot lose.
 
 lingua's models are loaded lazily, once per process and language set, and shared by all
 detectors of the process: lazy loading keeps lingua on the calling thread, whereas
@@ -53,10 +53,10 @@ from collections import Counter
 from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
 
 from reward_api.graders.base import InvalidItem, Score
+from reward_api.graders.thought import chain_of_thought
 from reward_api.profiles import LanguageSettings
 
 UNIT = "word (a run of letters of one script; each Han or Kana character is one word)"
-_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
 _UNDETERMINED = "und"
 
 # script -> (letters, the language the script alone implies)
@@ -122,7 +122,7 @@ _DETECTORS: dict[frozenset[str], LanguageDetector | None] = {}
 def grade_language(
     completion: str, prompt: str | None, target_language: str | None, settings: LanguageSettings
 ) -> Score:
-    cot = _Words(_chain_of_thought(completion))
+    cot = _Words(chain_of_thought(completion))
     details: dict[str, object] = {}
     if target_language:
         target, source = _language_code(target_language, "target_language"), "item"
@@ -149,7 +149,7 @@ def grade_language(
     } | details
     if not total:
         details["note"] = "no words"
-    return Score(hits / total if total else 1.0, details)
+    return Score(hits / total if total else 0.0, details)
 
 
 def preload(settings: LanguageSettings | None = None) -> None:
@@ -158,17 +158,6 @@ def preload(settings: LanguageSettings | None = None) -> None:
     given = settings.target_language
     target = _language_code(given, "language.target_language") if given else None
     _detector(_lingua_codes(settings, target))
-
-
-def _chain_of_thought(completion: str) -> str:
-    open_at, close_at = completion.find(_THINK_OPEN), completion.find(_THINK_CLOSE)
-    if open_at == -1 and close_at == -1:
-        return completion
-    if open_at == -1 or -1 < close_at < open_at:
-        return completion[:close_at]
-    begin = open_at + len(_THINK_OPEN)
-    end = completion.find(_THINK_CLOSE, begin)
-    return completion[begin:] if end == -1 else completion[begin:end]
 
 
 def _prompt_language(prompt: str, settings: LanguageSettings) -> tuple[str | None, dict[str, object]]:

@@ -36,7 +36,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trainer_client.adapters.common import report_failures, task_for_source, text_of
+from trainer_client.adapters.common import report_failures, task_for, text_of
 from trainer_client.batching import ServiceSettings, shared_client
 from trainer_client.client import RewardResult
 
@@ -81,7 +81,8 @@ def service_item(
     extra = extra_info or {}
     source = plain(data_source)
     reference = plain(ground_truth)
-    item: dict[str, Any] = {"task": task or task_for_source(source), "completion": solution_str, "reference": reference}
+    item: dict[str, Any] = {"task": task or task_for(reference, source), "completion": solution_str}
+    item["reference"] = reference
     if isinstance(reference, dict) and "task" in reference:
         item |= {"task": reference["task"], "reference": reference.get("reference", reference)}
     prompt = next((extra[key] for key in _PROMPT_KEYS if extra.get(key) is not None), None)
