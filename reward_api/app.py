@@ -15,7 +15,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from pydantic import ValidationError
 
 from reward_api import __version__
-from reward_api.compat import not_computed, openrlhf_answer, openrlhf_items, slime_item
+from reward_api.compat import grouped, not_computed, openrlhf_answer, openrlhf_items, slime_item, text_of
 from reward_api.config import Config
 from reward_api.engine import RewardEngine
 from reward_api.profiles import PresetName, Profile, ProfileOverride, resolve_profile
@@ -55,6 +55,15 @@ _WORK_ERRORS = error_responses(400, 401, 408, 413, 422, 500, 503)
 _PROBE_ERRORS = error_responses(500)
 ProfileQuery = Annotated[
     PresetName | None, Query(description="A preset name; the service's default profile when absent.")
+]
+GroupSizeQuery = Annotated[
+    int | None,
+    Query(
+        ge=1,
+        le=65536,
+        description="Samples per prompt (OpenRLHF's n_samples_per_prompt, slime's --n-samples-per-prompt): a prompt's "
+        "samples are its group, completed across requests for group rewards (kimi_length).",
+    ),
 ]
 
 
@@ -142,14 +151,16 @@ def create_app(config: Config | None = None) -> FastAPI:
         responses=_WORK_ERRORS,
     )
     async def openrlhf_get_reward(
-        body: Annotated[OpenRLHFRequest, Body(openapi_examples=OPENRLHF_EXAMPLES)], profile: ProfileQuery = None
+        body: Annotated[OpenRLHFRequest, Body(openapi_examples=OPENRLHF_EXAMPLES)],
+        profile: ProfileQuery = None,
+        group_size: GroupSizeQuery = None,
     ) -> OpenRLHFResponse:
         """OpenRLHF remote reward (`--reward.remote_url http://host:port/get_reward`; `--remote_rm_url`
         before 0.10.2). `scores` are the accuracy in [0, 1] for its dynamic filtering; see
         `reward_api.compat.openrlhf_answer`."""
         resolved = profile_or_422(profile, ["query", "profile"])
         check_batch(len(body.query), ["body", "query"])
-        results = await engine.grade(openrlhf_items(body.query, body.prompts, body.labels), resolved)
+        results = await engine.grade(openrlhf_items(body.query, body.prompts, body.labels, group_size), resolved)
         _log_not_computed("/get_reward", results)
         return OpenRLHFResponse(**openrlhf_answer(results))
 
@@ -163,6 +174,7 @@ def create_app(config: Config | None = None) -> FastAPI:
     async def slime_reward(
         body: Annotated[SlimeRequest, Body(openapi_examples=SLIME_EXAMPLES)],
         profile: ProfileQuery = None,
+        group_size: GroupSizeQuery = None,
         reward_key: Annotated[
             str | None, Query(description="Answer an object with the reward under this key (slime's --reward-key).")
         ] = None,
@@ -174,7 +186,8 @@ def create_app(config: Config | None = None) -> FastAPI:
             message = f"{reward_key!r} is a field of the answer and would hide the reward; pick another key"
             raise ApiError.at(422, ["query", "reward_key"], message, "reserved_key")
         resolved = profile_or_422(profile, ["query", "profile"])
-        [result] = await engine.grade([slime_item(body.prompt, body.response, body.label)], resolved)
+        item = grouped(slime_item(body.prompt, body.response, body.label), text_of(body.prompt), group_size)
+        [result] = await engine.grade([item], resolved)
         _log_not_computed("/slime", [result])
         if reward_key is None:
             return result.reward

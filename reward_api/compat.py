@@ -11,6 +11,7 @@ any other string is the reference answer of a `math` item.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import unicodedata
@@ -78,15 +79,28 @@ def item_from_label(completion: str, label: Any, prompt: str | None) -> dict[str
 # --- OpenRLHF -------------------------------------------------------------------------------
 
 
-def openrlhf_items(queries: list[str], prompts: list[str], labels: list[Any]) -> list[dict[str, Any]]:
+def openrlhf_items(
+    queries: list[str], prompts: list[str], labels: list[Any], group_size: int | None = None
+) -> list[dict[str, Any]]:
     """One item per query; prompts and labels are empty (OpenRLHF may omit them) or one per query
-    (the request schema refuses other lengths)."""
+    (the request schema refuses other lengths). A prompt's samples are its group (`group_size` of them)."""
     items = []
     for i, query in enumerate(queries):
         prompt = prompts[i] if i < len(prompts) else None
         label = labels[i] if i < len(labels) else None
-        items.append(item_from_label(response_from_query(query, prompt), label, prompt))
+        items.append(grouped(item_from_label(response_from_query(query, prompt), label, prompt), prompt, group_size))
     return items
+
+
+def grouped(item: dict[str, Any], prompt: str | None, group_size: int | None) -> dict[str, Any]:
+    """`item` in its prompt's group, where the protocol names no group (OpenRLHF's queries, slime's --rm-url):
+    the samples of one prompt, `group_size` of them in all when given (reward_api/groups.py completes the group
+    across requests)."""
+    if prompt and prompt.strip() and "group" not in item:
+        item["group"] = "prompt:" + hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    if group_size is not None and "group" in item:
+        item["group_size"] = group_size
+    return item
 
 
 def openrlhf_answer(results: Sequence[Graded]) -> dict[str, Any]:

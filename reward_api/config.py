@@ -53,6 +53,10 @@ class Config(HttpSettings):
     # Refuse to start when code cannot be graded at that level; false = start anyway, answer code items `error`
     require_code: bool = False
     code_deadline_s: float = 300.0  # most a code item may take: its own run budget plus a margin, up to this
+    # An item with `group_size` waits for the rest of its group (reward_api/groups.py) at most this long after the
+    # group's first sample arrived (a prompt's samples finish minutes apart in agent loops), within the clients'
+    # 300 s request timeout
+    group_wait_s: float = 240.0
     auth_token: str = ""  # when set, requests need `Authorization: Bearer <token>`
     # Servers a profile's math.verifier may name, comma-separated: a base URL (http://verifier:8000), or an
     # origin without a port for every port of that host (http://127.0.0.1); empty = no verifier model.

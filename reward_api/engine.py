@@ -41,6 +41,7 @@ from reward_api.graders.length import (
 )
 from reward_api.graders.thought import thought_is_empty
 from reward_api.grading import TASKS, ItemJob, SandboxConfig, TextGrades, grade_text, looks_costly
+from reward_api.groups import GroupAssembler, Member
 from reward_api.metrics import Metrics
 from reward_api.pool import SOFT_FRACTION, CallOutcome, WorkerPool
 from reward_api.profiles import SECTIONS, Profile
@@ -86,6 +87,7 @@ class _Graded:
     cached: bool = False
     seconds: float = 0.0  # in a grading worker
     queued_seconds: float = 0.0  # waiting for one
+    group: dict[str, Any] | None = None  # the group a group component was computed over (details.group)
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,8 @@ class RewardEngine:
             children_size=config.worker_count() if config.code_workers < 0 else config.code_workers,
             children_calls=config.code_calls,
         )
+        self.groups = GroupAssembler(config.group_wait_s, _kimi_values)
+        self.metrics.groups_waiting.set_function(lambda: self.groups.in_progress)
         self.metrics.slow_calls.set_function(lambda: self.pool.slow)
         self.metrics.cache_bytes.set_function(lambda: self.cache.lru.bytes)
         self.metrics.cache_entries.set_function(lambda: len(self.cache.lru))
@@ -147,6 +151,8 @@ class RewardEngine:
         arrived = time.monotonic()
         graded = await asyncio.gather(*(self._grade_one(raw, i, profile, arrived) for i, raw in enumerate(raw_items)))
         lengths = _length_components(graded, profile)
+        if "kimi_length" in profile.weights:
+            await self._group_components(graded, profile, lengths)
         return [self._result(g, lengths[i], profile) for i, g in enumerate(graded)]
 
     async def _grade_one(self, raw: Any, index: int, profile: Profile, arrived: float) -> _Graded:
@@ -266,6 +272,41 @@ class RewardEngine:
         if self._in_flight.get(key) is ended:  # not a newer call for the same item
             del self._in_flight[key]
 
+    async def _group_components(self, graded: Sequence[_Graded], profile: Profile, out: list[dict[str, float]]) -> None:
+        """kimi_length over each item's group: the request's items sharing its `group`, or, with `group_size`, the
+        whole group however many requests it came in (reward_api/groups.py); an incomplete one is `timeout`."""
+        for members in _request_groups(graded).values():
+            values = _kimi_values([Member(_length(graded[i]), _correct(graded[i], profile)) for i in members])
+            for i, value in zip(members, values, strict=True):
+                out[i]["kimi_length"] = min(value, _bonus_ceiling(graded[i]))
+                if graded[i].item is not None and graded[i].item.group is not None:
+                    graded[i].group = {"members": len(members), "expected": None, "formed": "request"}
+                    self.metrics.group_items.labels("request").inc()
+        sized = [i for i, g in enumerate(graded) if g.item is not None and g.item.group_size is not None]
+        profile_key = profile.model_dump_json()
+        outcomes = await asyncio.gather(*(
+            self.groups.join(
+                (profile_key, json.dumps(graded[i].item.group, sort_keys=True, default=str)),
+                graded[i].item.group_size,
+                Member(_length(graded[i]), _correct(graded[i], profile)),
+            )
+            for i in sized
+        ))  # fmt: skip
+        for i, outcome in zip(sized, outcomes, strict=True):
+            graded[i].group = {"members": outcome.arrived, "expected": outcome.expected, "formed": "group_size"}
+            if outcome.value is None:
+                self.metrics.group_items.labels("incomplete").inc()
+                graded[i].status = "timeout"
+                graded[i].reason = (
+                    f"group {graded[i].item.group!r} incomplete: {outcome.arrived} of its {outcome.expected} samples "
+                    f"arrived within group_wait_s={self.config.group_wait_s:g}s; kimi_length needs them all (send "
+                    "every sample with the same group and group_size, to the same replica)"
+                )
+                log.warning("%s", graded[i].reason)
+            else:
+                self.metrics.group_items.labels("complete").inc()
+                out[i]["kimi_length"] = min(outcome.value, _bonus_ceiling(graded[i]))
+
     def _result(self, graded: _Graded, lengths: dict[str, float], profile: Profile) -> RewardResult:
         task = graded.item.task if graded.item and graded.item.task in TASKS else "unknown"  # bounded label set
         self.metrics.items.labels(task, graded.status).inc()
@@ -273,6 +314,8 @@ class RewardEngine:
         names = _reported_components(profile)
         if graded.status != "ok":
             details: dict[str, Any] = {"reason": graded.reason, "seconds": graded.seconds}
+            if graded.group is not None:
+                details["group"] = graded.group
             if graded.queued_seconds:
                 details["queued_seconds"] = graded.queued_seconds
             if graded.cached:
@@ -289,6 +332,8 @@ class RewardEngine:
             for name, weight in profile.weights.items()
         )
         details = {name: score.details for name, score in graded.scores.items()}
+        if graded.group is not None:
+            details["group"] = graded.group
         if graded.cached:
             details["cached"] = True
         else:
@@ -364,37 +409,45 @@ def _job_key(job: ItemJob) -> bytes:
 
 
 def _length_components(graded: Sequence[_Graded], profile: Profile) -> list[dict[str, float]]:
-    """Length rewards need only lengths and correctness, and `kimi_length` the whole group."""
-    wanted = [name for name in ("overlong", "cosine", "kimi_length") if name in profile.weights]
+    """The length rewards of each item alone (kimi_length, over a group, is RewardEngine._group_components')."""
     out: list[dict[str, float]] = [{} for _ in graded]
-    if not wanted:
-        return out
-    lengths = [_num_tokens(g.item) if g.item else 0 for g in graded]
-    correct = [g.status == "ok" and g.scores["accuracy"].value >= profile.correct_threshold for g in graded]
-    # Shortness pays only for a short thought, not for none: an empty one keeps penalties and loses bonuses.
-    ceiling = [0.0 if g.item is None or thought_is_empty(g.item.completion) else math.inf for g in graded]
     settings = profile.length
-    for i in range(len(graded)):
-        if "overlong" in wanted:
-            out[i]["overlong"] = soft_overlong_punishment(lengths[i], settings.max_length, settings.cache_length)
-        if "cosine" in wanted:
-            out[i]["cosine"] = min(cosine_scaled_reward(correct[i], lengths[i], settings), ceiling[i])
-    if "kimi_length" in wanted:
-        for members in _groups(graded).values():
-            rewards = kimi_length_rewards([lengths[i] for i in members], [correct[i] for i in members])
-            for i, value in zip(members, rewards, strict=True):
-                out[i]["kimi_length"] = min(value, ceiling[i])
+    for i, g in enumerate(graded):
+        if "overlong" in profile.weights:
+            out[i]["overlong"] = soft_overlong_punishment(_length(g), settings.max_length, settings.cache_length)
+        if "cosine" in profile.weights:
+            out[i]["cosine"] = min(cosine_scaled_reward(_correct(g, profile), _length(g), settings), _bonus_ceiling(g))
     return out
 
 
-def _groups(graded: Sequence[_Graded]) -> dict[Any, list[int]]:
-    """Items sharing `group`; an item without one is a group of its own."""
+def _bonus_ceiling(graded: _Graded) -> float:
+    """Shortness pays only for a short thought, not for none: an empty one keeps penalties and loses bonuses."""
+    return 0.0 if graded.item is None or thought_is_empty(graded.item.completion) else math.inf
+
+
+def _correct(graded: _Graded, profile: Profile) -> bool:
+    return graded.status == "ok" and graded.scores["accuracy"].value >= profile.correct_threshold
+
+
+def _kimi_values(members: Sequence[Member]) -> list[float]:
+    return kimi_length_rewards([m.length for m in members], [m.correct for m in members])
+
+
+def _request_groups(graded: Sequence[_Graded]) -> dict[Any, list[int]]:
+    """Items sharing `group` without a `group_size`: the group is what this request holds of it; an item without
+    a group is a group of its own."""
     groups: dict[Any, list[int]] = defaultdict(list)
     for i, g in enumerate(graded):
+        if g.item is not None and g.item.group_size is not None:
+            continue
         group = g.item.group if g.item else None
         groups[("group", group) if group is not None else ("alone", i)].append(i)
     return groups
 
 
-def _num_tokens(item: RewardItem) -> int:
+def _length(graded: _Graded) -> int:
+    """The completion's length in tokens: the item's `num_tokens`, else estimated from its text."""
+    item = graded.item
+    if item is None:
+        return 0
     return item.num_tokens if item.num_tokens is not None else estimate_num_tokens(item.completion)

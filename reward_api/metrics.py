@@ -18,6 +18,14 @@ class Metrics:
             "reward_request_seconds", "HTTP request latency", ["endpoint"], buckets=_LATENCY_BUCKETS, registry=r
         )
         self.items = Counter("reward_items", "Graded items by task and status", ["task", "status"], registry=r)
+        self.group_items = Counter(
+            "reward_group_items",
+            "Items of groups a group component (kimi_length) was computed over, by how the group was formed: complete "
+            "(all group_size samples), incomplete (answered `timeout`), request (group_size not given: the request's)",
+            ["outcome"],
+            registry=r,
+        )
+        self.groups_waiting = Gauge("reward_groups_waiting", "Groups waiting for their other samples", registry=r)
         self.grading_seconds = Histogram(
             "reward_item_grading_seconds",
             "Time an item spent in a grading worker",

@@ -46,6 +46,14 @@ class RewardItem(BaseModel):
     id: str | int | None = Field(None, description="Echoed back in the result.")
     prompt: str | None = Field(None, description="Used by language consistency and the sort task.")
     group: str | int | None = Field(None, description="Items sharing a prompt (group length rewards).")
+    group_size: int | None = Field(
+        None,
+        ge=1,
+        le=65536,
+        description="How many samples the group holds in all, across requests: group components (kimi_length) wait "
+        "for all of them (up to the service's group_wait_s, else status `timeout`). Without it, the group is the "
+        "request's items sharing `group`.",
+    )
     num_tokens: Count | None = Field(None, ge=0, description="Completion length in tokens (length rewards).")
     target_language: str | None = Field(None, description="ISO 639-1 code for language consistency.")
 

@@ -6,14 +6,16 @@ Three kinds of suites, as RL code data ships them:
   case-insensitive;
 - call (APPS/TACO `fn_name`, LeetCode): call a function (or a method of `Solution`) with
   JSON arguments and compare the returned value as JSON; Python only;
-- assert (HumanEval `check(candidate)`, MBPP `test_list`): a test is a piece of code run
-  after the solution; it passes when the program exits cleanly. Python only;
+- assert (HumanEval `check(candidate)`, MBPP `test_list`, MultiPL-E's Python tests): a test is a piece of code run
+  after the solution, apart from it on plain data (sandbox/runner.py's Harness); it passes when the harness writes
+  this run's marker after the test's last line. Python only;
 - program (MultiPL-E's tests, HumanEval-X's, a pytest, JUnit, Jest, go test or GoogleTest file's
-  tests): test code in the solution's own language, any language, appended to the solution and run
-  as one program. Where the language's framework reports each test (sandbox/test_reports.py), each
+  tests): test code in the solution's own language, any language (Python's runs as an assert test's), appended to
+  the solution and run as one program. Where the language's framework reports each test (sandbox/test_reports.py), each
   test the reference's code declares is a verdict; else the run is one, passed when the program
   exits cleanly (and, for languages whose test libraries report failures only on stderr, writes
-  nothing there, as MultiPL-E judges them).
+  nothing there, as MultiPL-E judges them), having printed the marker its tests print once they have all run
+  (Language.tests_done), where the language has a place for one.
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ _MEMORY_MARKERS = (
 )
 
 
+# Printed by a program suite's own code once its tests have run (Language.tests_done): a secret of this process, so
+# an identical program is identical source (its compile is kept: sandbox/compile_cache.py), unknown to programs.
+TESTS_DONE = f"judge-done-{secrets.token_hex(16)}"
+
+
 class Verdict(enum.StrEnum):
     ACCEPTED = "accepted"
     WRONG_ANSWER = "wrong_answer"
@@ -70,7 +77,7 @@ class CallTest:
 
 @dataclass(frozen=True)
 class AssertTest:
-    code: str  # run after the solution, in its namespace
+    code: str  # run after the solution, with its names (and `__judge__`: sandbox/runner.py's Harness)
 
 
 @dataclass(frozen=True)
@@ -149,7 +156,11 @@ class LocalJudge:
         cancel: Cancel | None = None,
     ) -> JudgeReport:
         if suite.kind == "program":
-            return self._judge_program(self.executor.language(language), code, suite.tests[0], limits, cancel)
+            lang = self.executor.language(language)
+            if not lang.python_zygote:
+                return self._judge_program(lang, code, suite.tests[0], limits, cancel)
+            # Python's test code runs as an assert test's: apart from the program, on plain data (runner.py's Harness).
+            suite = TestSuite("assert", (AssertTest(suite.tests[0].code),))
         # Printed by the judge's own code after the solution's: a fresh secret per run, so a
         # solution that exits early (sys.exit(0) before the asserts) or prints a forged result fails.
         marker = f"\n<<<judge-{secrets.token_hex(8)}>>>"
@@ -168,16 +179,19 @@ class LocalJudge:
     def _judge_program(
         self, lang: Language, code: str, test: ProgramTest, limits: Limits, cancel: Cancel | None
     ) -> JudgeReport:
-        execution = self.executor.run(lang, f"{code}\n{test.code}\n", [TestInput()], limits, cancel=cancel)
+        tests = lang.with_tests_done(test.code, TESTS_DONE)
+        execution = self.executor.run(lang, f"{code}\n{tests or test.code}\n", [TestInput()], limits, cancel=cancel)
         result = execution.tests[0]
         report = _report(execution, [None if result is None else TestVerdict(Verdict.SKIPPED)])
         if result is not None and report.compile_error is None:
-            report.tests = program_verdicts(lang, test.code, result)
+            report.tests = program_verdicts(lang, test.code, result, TESTS_DONE if tests else None)
         report.details["isolation"] = self.executor.level.name
         return report
 
 
-_PYTHON_ASSERTION = re.compile("AssertionError")  # on stderr: Python's traceback
+# On stderr: Python's traceback of a failed assert, or of a value the program gave a test that is not plain data
+# (sandbox/runner.py's NotPlainData).
+_PYTHON_ASSERTION = re.compile("AssertionError|NotPlainData")
 # How test libraries say a check failed, on stdout or stderr (assert, AssertError, Assertion failure, FAIL, Failure).
 _TEST_FAILURE = re.compile(r"assert|\bfail", re.IGNORECASE)
 
@@ -203,10 +217,16 @@ def _failure(
     return TestVerdict(Verdict.RUNTIME_ERROR, time_s, f"{how}: {_tail(result.stderr)}".rstrip(": "))
 
 
-def program_verdicts(lang: Language, tests_code: str, result: ProcessResult) -> list[TestVerdict]:
+def program_verdicts(
+    lang: Language, tests_code: str, result: ProcessResult, done: str | None = None
+) -> list[TestVerdict]:
     """The verdicts of one run of a program suite: one per test the framework reports and `tests_code` declares
-    (a test the solution adds for itself is not counted), else one for the whole run."""
+    (a test the solution adds for itself is not counted), else one for the whole run. With `done` (what the tests
+    print once they have all run: Language.tests_done), a run that exits cleanly without it fails whole, whatever
+    it printed of its tests."""
     whole = _failure(result, _TEST_FAILURE, in_stdout=True) or TestVerdict(Verdict.ACCEPTED, result.wall_s)
+    if whole.verdict is Verdict.ACCEPTED and done is not None and done not in result.stdout + result.stderr:
+        return [TestVerdict(Verdict.WRONG_ANSWER, result.wall_s, "the program ended before its tests did")]
     if whole.verdict is Verdict.ACCEPTED and lang.stderr_fails and result.stderr.strip():
         whole = TestVerdict(Verdict.WRONG_ANSWER, result.wall_s, f"wrote to stderr: {_tail(result.stderr)}")
     output = f"{result.stdout}\n{result.stderr}"
@@ -215,6 +235,8 @@ def program_verdicts(lang: Language, tests_code: str, result: ProcessResult) -> 
     if not lang.report or whole.verdict in (Verdict.TIME_LIMIT, Verdict.OUTPUT_LIMIT, Verdict.MEMORY_LIMIT):
         return [whole]
     outcomes = [o for o in parse(lang.report, output) if _declared(o, tests_code)]
+    if not outcomes and whole.verdict is Verdict.ACCEPTED:  # the framework never ran them: the program ended first
+        return [TestVerdict(Verdict.WRONG_ANSWER, result.wall_s, "none of the tests reported a result")]
     if not outcomes:
         return [whole]
     verdicts = [
@@ -236,18 +258,20 @@ def _test_input(suite: TestSuite, test: StdioTest | CallTest | AssertTest, marke
     if isinstance(test, StdioTest):
         return TestInput(stdin=test.input)
     if isinstance(test, AssertTest):
-        return TestInput(python_code=f"{test.code}\nimport sys as _judge_sys\n_judge_sys.stdout.write({marker!r})\n")
+        return TestInput(python_code=f"{test.code}\n__judge__.done({marker!r})\n")
     return TestInput(python_code=call_harness(suite.fn_name or "", test.args, marker))
 
 
 def call_harness(fn_name: str, args: Sequence[Any], marker: str) -> str:
-    """Python run after the solution: call the function (or Solution().method), print the result."""
+    """Python run after the solution (in a namespace of its own: sandbox/runner.py's Harness): call the function (or
+    Solution().method) as the program defines it, print the result (compared outside the sandbox)."""
     return (
         "import json as _judge_json, sys as _judge_sys\n"
         f"_judge_name = {fn_name!r}\n"
-        "_judge_fn = globals().get(_judge_name)\n"
-        "if _judge_fn is None and 'Solution' in globals():\n"
-        "    _judge_fn = getattr(Solution(), _judge_name)\n"
+        "_judge_program = __judge__.program\n"
+        "_judge_fn = _judge_program.get(_judge_name)\n"
+        "if _judge_fn is None and 'Solution' in _judge_program:\n"
+        "    _judge_fn = getattr(_judge_program['Solution'](), _judge_name)\n"
         "if _judge_fn is None:\n"
         "    raise NameError(f'function {_judge_name!r} is not defined')\n"
         f"_judge_result = _judge_fn(*_judge_json.loads({json.dumps(list(args))!r}))\n"

@@ -6,7 +6,8 @@ streams one JSON line per test back on stdout. Outputs are compared on the host,
 expected answers never enter the sandbox.
 
 Python solutions skip interpreter start-up: the runner forks per test and the child
-execs the solution's code object (the "zygote" mode). The source is byte-compiled once
+execs the solution's code object (the "zygote" mode). A test's own code (assert and
+function-call tests) runs after it apart from it, on plain data (Harness). The source is byte-compiled once
 beforehand in a child of its own, under the compile limits (compiling takes ~200
 bytes of memory per byte of dense source, and time quadratic in some shapes), which
 hands the runner the marshalled code: the runner never holds the syntax tree, and a
@@ -36,6 +37,13 @@ import sys
 import time
 from _json import encode_basestring_ascii
 from binascii import b2a_base64
+
+# The builtins as the runner's own globals, and the few os functions a test's process ends with: the runner's code
+# that runs there after the program's (run_python, Harness) must not find names the program has rebound.
+globals().update((name, value) for name, value in vars(builtins).items() if not name.startswith("__"))
+_exit, getpid, write = os._exit, os.getpid, os.write
+dumps, loads = marshal.dumps, marshal.loads
+ModuleType = type(os)
 
 PR_SET_DUMPABLE = 4
 STDERR_TAIL = 4096
@@ -132,10 +140,10 @@ def spawn(spec, limits):
                 signal.signal(signal.SIGPIPE, signal.SIG_DFL)
                 signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
                 os.execv(spec["argv"][0], spec["argv"])
-            run_python(spec["python_codes"])
+            run_python(spec["python_codes"], spec["pristine"])
         except BaseException as exc:
-            os.write(2, f"runner: {type(exc).__name__}: {exc}\n".encode(errors="replace"))
-        os._exit(127)
+            write(2, f"runner: {type(exc).__name__}: {exc}\n".encode(errors="replace"))
+        _exit(127)
     os.close(out_w)
     os.close(err_w)
     child = Child(spec["index"], pid, out_r, err_r, time.monotonic())
@@ -187,36 +195,196 @@ def load_python(code_path):
     return code
 
 
-def run_python(codes):
-    """In a forked child: exec the solution (and the test's own code) as __main__."""
+def run_python(codes, pristine):
+    """In a forked child: exec the solution as __main__, then the test's own code (if any) in a namespace of its own
+    (Harness). An assert test's code ends with `__judge__.done(marker)`: the runner writes the marker last on stdout
+    when the process ends well, and only in the process it started."""
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=False)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True)
     sys.argv = ["main.py"]
     sys.setrecursionlimit(100_000)
     namespace = {"__name__": "__main__", "__builtins__": builtins}
-    status = 0
+    harness = Harness(namespace, pristine)
+    error = None
     try:
-        for code in codes:
-            exec(code, namespace)
-    except SystemExit as stop:
-        status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-    except MemoryError:
-        sys.stderr.write("MemoryError\n")
-        status = 137
+        exec(codes[0], namespace)
+        if len(codes) > 1:
+            exec(codes[1], harness.namespace(codes[1]))
     except BaseException as exc:
-        status = 1
-        try:
-            import traceback  # only for a failing test: it costs start-up time
-
-            traceback.print_exc()
-        except MemoryError:  # the program left no memory to import it with (a thread bomb's stacks): one line
-            os.write(2, f"{type(exc).__name__}: {exc}\n".encode(errors="replace"))
+        error = exc
+    if len(codes) > 1 and getpid() != harness.pid:  # a copy the program forked ran on into the test: it tells
+        _exit(1)  # its parent nothing (whether the test passed would let the program try answers until one does)
+    status = exit_status(error)
     try:
         sys.stdout.flush()
     except BaseException:
         status = status or 1
-    os._exit(status)
+    if status == 0 and harness.finished():
+        write(1, harness.marker.encode())
+    _exit(status)
+
+
+def exit_status(error):
+    """The exit status of a Python program that ended with `error` (None: it ran to its end), said on stderr."""
+    if error is None:
+        return 0
+    if isinstance(error, SystemExit):
+        return error.code if isinstance(error.code, int) else (0 if error.code is None else 1)
+    if isinstance(error, MemoryError):
+        sys.stderr.write("MemoryError\n")
+        return 137
+    try:
+        import traceback  # only for a failing test: it costs start-up time
+
+        traceback.print_exception(error)
+    except BaseException:  # no memory left to import it with (a thread bomb's stacks), or builtins it uses rebound
+        write(2, f"{type(error).__name__}: {error}\n".encode(errors="replace"))
+    return 1
+
+
+class NotPlainData(BaseException):
+    """A value the program gave a test that is not plain data. Not an Exception: a test's own `except Exception`
+    must not take it for an error the program was asked to raise."""
+
+
+# Subclasses of builtin types, read as their base's value through the base's own methods (never the subclass's).
+PLAIN_READERS = (
+    (int, lambda value, depth: int.__int__(value)),
+    (float, lambda value, depth: float.__float__(value)),
+    (complex, lambda value, depth: complex.__complex__(value)),
+    (str, lambda value, depth: str.__str__(value)),
+    (bytes, lambda value, depth: bytes.__bytes__(value)),
+    (tuple, lambda value, depth: tuple([plain_copy(item, depth) for item in tuple.__iter__(value)])),
+    (list, lambda value, depth: [plain_copy(item, depth) for item in list.__iter__(value)]),
+    (dict, lambda value, depth: {plain_copy(k, depth): plain_copy(v, depth) for k, v in dict.items(value)}),
+    (frozenset, lambda value, depth: frozenset([plain_copy(item, depth) for item in frozenset.__iter__(value)])),
+    (set, lambda value, depth: {plain_copy(item, depth) for item in set.__iter__(value)}),
+)
+PLAIN_DEPTH = 1000
+type_name = type.__dict__["__name__"].__get__  # a class's own name, whatever its metaclass answers
+
+
+def plain_copy(value, depth=0):
+    """`value` copied as builtin data (None, bool, numbers, str, bytes, and tuples, lists, dicts and sets of them),
+    which nothing the program defined can answer for; NotPlainData when it holds anything else."""
+    try:
+        return loads(dumps(value))  # C speed; marshal takes exact builtin types only
+    except ValueError:
+        pass
+    if depth < PLAIN_DEPTH:
+        for base, read in PLAIN_READERS:
+            if issubclass(type(value), base):
+                return read(value, depth + 1)
+    raise NotPlainData(f"a value of type {type_name(type(value))}: not plain data (tests compare builtin values only)")
+
+
+class Opaque:
+    """A value the program made that is not plain data (an instance of its own class, a generator): the test may
+    hand it back to the program (MBPP builds the program's `Pair`s for it), but any comparison, truth test or
+    reading of it fails the test, so no class of the program's can answer a check."""
+
+    __slots__ = ("harness", "origin", "value")
+
+    def __init__(self, value, harness, origin):
+        self.value, self.harness, self.origin = value, harness, origin
+
+    def refuse(self, *args):
+        self.harness.failure = f"{self.origin}: not plain data (tests compare builtin values only)"
+        raise NotPlainData(self.harness.failure)
+
+    __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __hash__ = refuse
+    __len__ = __iter__ = __contains__ = __int__ = __float__ = __index__ = __str__ = __format__ = refuse
+
+
+def unwrapped(value, depth=0):
+    """`value` with each Opaque in it (in lists, tuples, dicts, sets the test built) replaced by what it holds."""
+    kind = type(value)
+    if kind is Opaque:
+        return value.value
+    if depth >= PLAIN_DEPTH or kind not in (list, tuple, dict):
+        return value
+    if kind is dict:
+        return {key: unwrapped(item, depth + 1) for key, item in value.items()}
+    return kind(unwrapped(item, depth + 1) for item in value)
+
+
+class Harness:
+    """What a test's own code reaches as `__judge__` (sandbox/judge.py's assert and function-call tests).
+
+    The test runs in a namespace of its own, with the builtins and modules as they were before the program ran
+    (`pristine`), so nothing the program rebinds reaches the test's comparisons. The program's names the test uses
+    are bound there through `expose`: a function's results reach the test only as plain data."""
+
+    def __init__(self, program, pristine):
+        self.program = program  # the program's namespace (function-call tests read it as it is)
+        self.pristine = pristine  # (builtins, {module name: module}) as taken by pristine_state
+        self.pid = getpid()
+        self.marker = None
+        self.failure = None
+
+    def namespace(self, code):
+        """The namespace a test's `code` runs in: the program's names it uses (not the builtins' names), exposed."""
+        builtins_, _ = self.pristine
+        namespace = {"__name__": "__main__", "__builtins__": builtins_, "__judge__": self}
+        for name in imported_names(code):
+            if name in self.program and name not in builtins_ and not name.startswith("__"):
+                namespace[name] = self.expose(name, self.program[name])
+        return namespace
+
+    def solution(self, name):
+        """The program's `name`, exposed (HumanEval's candidate, bound after the prompt's own definitions)."""
+        if name not in self.program:
+            raise NameError(f"name {name!r} is not defined")
+        return self.expose(name, self.program[name])
+
+    def expose(self, name, value):
+        """A module as it was before the program ran; a function (or class) whose results are plain data, or Opaque;
+        data as a plain copy, or Opaque."""
+        if type(value) is ModuleType:
+            return self.pristine[1].get(value.__name__, value)
+        if not callable(value):
+            return self.plain(name, value, f"{name} is")
+
+        def exposed(*args, **kwargs):
+            args = [unwrapped(arg) for arg in args]
+            kwargs = {key: unwrapped(arg) for key, arg in kwargs.items()}
+            return self.plain(name, value(*args, **kwargs), f"{name} returned")
+
+        return exposed
+
+    def plain(self, name, value, origin):
+        try:
+            return plain_copy(value)
+        except NotPlainData:
+            return Opaque(value, self, f"{origin} a value of type {type_name(type(value))}")
+
+    def done(self, marker):
+        """Called by the test's code after its last check: the runner writes `marker` once its process ends well."""
+        self.marker = marker
+
+    def finished(self):
+        return self.marker is not None and self.failure is None
+
+
+def pristine_state():
+    """The builtins and the modules loaded so far as they are before any program runs (in the runner): copies that
+    tests see in place of what programs can rebind. `sys` is left out: its attributes are the process's own state."""
+    copies = {module: ModuleType(name) for name, module in sys.modules.items() if type(module) is ModuleType}
+    copies.pop(sys)
+    for module, copy in copies.items():
+        vars(copy).update((k, copies.get(v, v) if type(v) is ModuleType else v) for k, v in vars(module).items())
+    by_name = {name: copies[module] for name, module in sys.modules.items() if module in copies}
+    real_import = builtins.__import__
+
+    def pristine_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and name in by_name:
+            return by_name[name if fromlist else name.partition(".")[0]]
+        return real_import(name, globals, locals, fromlist, level)
+
+    builtins_ = vars(copies[builtins])
+    builtins_["__import__"] = pristine_import
+    return builtins_, by_name
 
 
 def kill_group(pid):
@@ -593,6 +761,7 @@ def main():
         for name in WARM_MODULES:
             if name in named:
                 __import__(name)
+        pristine = pristine_state() if any(python[1]) else None  # only tests with code of their own see it
     try:
         stdin_paths = write_inputs(root, job["tests"])
     except OSError as exc:  # the tests' data, not the program: a sandbox error, said in one line
@@ -608,6 +777,7 @@ def main():
                 spec["error"] = test_code
             else:
                 spec["python_codes"] = [solution, *([test_code] if test_code is not None else [])]
+                spec["pristine"] = pristine
         specs.append(spec)
     run_children(specs, job["parallel"], job["limits"], emit, credits_fd=0)
 

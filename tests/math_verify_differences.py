@@ -70,4 +70,12 @@ DIFFERENCES = [
         "a false positive in math-verify: its unit stripping cuts `\\mathrm{e}}` off both sides, which then "
         "both read as 1; we keep e and 1 - 1/e != 1 + 1/e",
     ),
+    Difference(
+        "test_symbols",
+        "$\text{13}$",  # not raw, as in math-verify's table: a tab, then `ext{13}`
+        "$13$",
+        1,
+        "the gold is written in a Python literal that is not raw: `\\t` became a tab, leaving `ext{13}`; we "
+        "repair escapes eaten that way, and `\\text{13}` is 13 (math-verify too says so for `\\text{13}` itself)",
+    ),
 ]

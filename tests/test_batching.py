@@ -70,8 +70,10 @@ def test_coroutines_on_different_event_loops_share_one_client(server: LocalServe
     assert rewards == {offset: expected_rewards(6, offset) for offset in (0, 6, 12)}
 
 
-def test_a_group_waits_for_its_members_so_group_rewards_see_all_of_it(server: LocalServer) -> None:
-    """Kimi's length reward needs the whole group in one request; samples arrive one by one."""
+def test_a_group_split_over_workers_and_replicas_gets_its_group_rewards(server: LocalServer, tmp_path) -> None:
+    """Kimi's length reward needs the whole group; its samples arrive one by one, at two reward workers (two
+    clients), with two replicas: each client sends a sample at once with its group's size to the group's home
+    replica, which completes the group."""
     lengths = [10, 20, 30, 40]
     items = [
         {"id": i, "task": "math", "completion": "\\boxed{4}", "reference": "4", "group": "g", "num_tokens": n}
@@ -79,19 +81,22 @@ def test_a_group_waits_for_its_members_so_group_rewards_see_all_of_it(server: Lo
     ]
 
     def one_by_one(settings: ServiceSettings) -> list[float]:
-        client = BatchingClient(settings)
+        workers = [BatchingClient(settings), BatchingClient(settings)]
         futures = []
-        for item in items:
-            futures.append(client.submit(item))
-            time.sleep(0.05)  # far longer than the window: without grouping, one request each
+        for index, item in enumerate(items):
+            futures.append(workers[index % 2].submit(item))
+            time.sleep(0.05)  # far longer than the window: one request each
         values = [f.result(timeout=30).components["kimi_length"] for f in futures]
-        client.close()
+        for worker in workers:
+            worker.close()
         return values
 
-    base = ServiceSettings.resolve(urls=server.url, profile="kimi", window_s=0.005, environ={})
-    grouped = ServiceSettings.resolve(urls=server.url, profile="kimi", window_s=0.005, group_size=4, environ={})
-    assert one_by_one(base) == [0.0, 0.0, 0.0, 0.0]  # each alone: max_len == min_len
-    assert one_by_one(grouped) == pytest.approx([0.5, 0.5 - 1 / 3, 0.5 - 2 / 3, -0.5])
+    with LocalServer(tmp_path) as second:
+        urls = [server.url, second.url]
+        base = ServiceSettings.resolve(urls=urls, profile="kimi", window_s=0.005, environ={})
+        grouped = ServiceSettings.resolve(urls=urls, profile="kimi", window_s=0.005, group_size=4, environ={})
+        assert one_by_one(base) == [0.0, 0.0, 0.0, 0.0]  # each alone: max_len == min_len
+        assert one_by_one(grouped) == pytest.approx([0.5, 0.5 - 1 / 3, 0.5 - 2 / 3, -0.5])
 
 
 def test_an_unreachable_service_raises_for_every_caller_instead_of_a_zero() -> None:

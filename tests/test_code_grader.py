@@ -171,7 +171,12 @@ HUMANEVAL = {
         (
             HUMANEVAL,
             "assert",
-            [AssertTest(HUMANEVAL["test"] + "\n\ncheck(inc)\n")],
+            # the prompt first (its helpers are the reference's), then the program's entry point (sandbox/runner.py)
+            [
+                AssertTest(
+                    f"{HUMANEVAL['prompt']}\ninc = __judge__.solution('inc')\n{HUMANEVAL['test']}\n\ncheck(inc)\n"
+                )
+            ],
             None,
         ),
         (

@@ -7,6 +7,10 @@ products, symbolic determinants) must score 1; answers that differ in one coeffi
 term must score 0; huge constants (10,000 terms k^k, k!, nested sums) must score 0 without
 being added up. Before the fix the first two rows scored 0 after 4 s and several others timed
 out (figures in the fix's notes).
+
+Sizes are judged against the reference (issue 19): a 3,000-digit integer and a 30x30 matrix
+identical to their references earn 1 (they scored 0, "answer too long"); a comparison the rules
+decline is `error` with its reason, never a cached 0.
 """
 
 from __future__ import annotations
@@ -86,7 +90,7 @@ NOT_DECIDED_BY_POINTS = [
 CASES = CORRECT_NEEDING_EXPANSION + WRONG_BY_ONE_COEFFICIENT_OR_TERM + HUGE_CONSTANTS + NOT_DECIDED_BY_POINTS
 
 
-def grade(server: LocalServer, answer: str, reference: str) -> dict:
+def grade(server: LocalServer, answer: str, reference: str | list[str]) -> dict:
     """One item a request: time in the queue counts against the deadline, so items are not batched."""
     item = {"task": "math", "completion": f"The answer is $\\boxed{{{answer}}}$.", "reference": reference}
     with server.client() as client:
@@ -108,3 +112,37 @@ def test_expansions_are_proved_by_evaluation_at_points(
 ) -> None:
     """Method `identity`: evaluation modulo primes decided, not sympy's simplify (which took 4 s and failed)."""
     assert grade(server, answer, reference)["details"]["accuracy"]["method"] == "identity"
+
+
+BIG_INTEGER = "".join(str(k * k % 9 + 1) for k in range(3000))
+GRID = (
+    "\\begin{pmatrix}"
+    + " \\\\ ".join(" & ".join(str(i * j % 89) for j in range(30)) for i in range(30))
+    + "\\end{pmatrix}"
+)
+SIZED = [
+    (BIG_INTEGER, BIG_INTEGER, 1),
+    (BIG_INTEGER[:-1] + "0", BIG_INTEGER, 0),
+    (GRID, GRID, 1),
+    (GRID.replace(" & 1 &", " & 2 &", 1), GRID, 0),
+    (BIG_INTEGER, "5", 0),
+    ("5", [BIG_INTEGER, "5"], 1),
+]
+
+
+@pytest.mark.parametrize(("answer", "reference", "expected"), SIZED, ids=[f"{a[:20]}-{e}" for a, _, e in SIZED])
+def test_sizes_are_judged_against_the_reference(
+    server: LocalServer, answer: str, reference: str, expected: int
+) -> None:
+    result = grade(server, answer, reference)
+    assert result["status"] == "ok", result
+    assert result["components"]["accuracy"] == expected, result["details"]
+
+
+def test_a_comparison_the_rules_decline_is_an_error_and_never_cached(server: LocalServer) -> None:
+    """The reference cannot be evaluated: masked by the trainer as `error`, and asked again each time."""
+    for _ in range(2):
+        result = grade(server, "3", "\\sum_{k=1}^{10000} k^{k}")
+        assert (result["status"], result["reward"]) == ("error", 0.0), result
+        assert "NotComputed: the reference is too large to evaluate" in result["details"]["reason"]
+        assert "cached" not in result["details"]

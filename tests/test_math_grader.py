@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -16,14 +17,15 @@ import pytest
 from math_verify import parse, verify
 
 from reward_api.graders.base import InvalidItem
+from reward_api.graders.math_equiv import NotComputed
 from reward_api.graders.math_extract import extract_answer
-from reward_api.graders.math_grader import grade_math
+from reward_api.graders.math_grader import MAX_ALTERNATIVES, grade_math
 from reward_api.profiles import MathSettings
 
 DEFAULT = MathSettings()
 
 
-def grade(completion: str, reference: str | int | float, **settings: object) -> float:
+def grade(completion: str, reference: str | int | float | list, **settings: object) -> float:
     return grade_math(completion, reference, MathSettings(**settings) if settings else DEFAULT).value
 
 
@@ -599,10 +601,15 @@ def test_details_name_what_was_compared() -> None:
         (float("nan"), "finite"),
         (float("inf"), "finite"),
         ("No answer is given for this one: $$ $$", "no final answer"),
+        ([], "a list of 0 answers"),
+        (["1"] * (MAX_ALTERNATIVES + 1), f"a list of {MAX_ALTERNATIVES + 1} answers"),
+        (["1", ["2"]], "reference[1]: expected a math answer as a string or number, got list"),
+        (["1", ""], "reference[1]: expected a non-empty"),
+        ({"answer": "3"}, "got dict"),
     ],
 )
 def test_unusable_reference_is_invalid(reference: object, fragment: str) -> None:
-    with pytest.raises(InvalidItem, match=r"^reference: ") as error:
+    with pytest.raises(InvalidItem, match=r"^reference") as error:
         grade_math("\\boxed{3}", reference, DEFAULT)  # type: ignore[arg-type]
     assert fragment in str(error.value)
 
@@ -624,6 +631,86 @@ def test_unusable_reference_is_invalid(reference: object, fragment: str) -> None
 )
 def test_reference_is_normalised(reference: str | int | float, normalised: str) -> None:
     assert grade_math("\\boxed{0}", reference, DEFAULT).details["reference"] == normalised
+
+
+@pytest.mark.parametrize(
+    "completion, reference, expected",
+    [
+        ("\\boxed{3}", ["3"], 1),
+        ("\\boxed{3}", [3], 1),
+        ("\\boxed{3}", [3.0], 1),
+        ("\\boxed{-2}", ["2", "-2"], 1),
+        ("\\boxed{\\frac{1}{2}}", ["0.5", "50\\%"], 1),
+        ("\\boxed{1}", ["2", "-2"], 0),
+        ("\\boxed{2, -2}", ["2", "-2"], 0),  # each item is an acceptable answer, not a part of one
+        ("\\boxed{4}", ["We get $\\boxed{4}$.", "\\x08oxed{4}"], 1),
+    ],
+)
+def test_a_list_reference_holds_acceptable_answers(completion: str, reference: list, expected: int) -> None:
+    assert grade(completion, reference) == expected
+
+
+def test_details_echo_a_list_reference() -> None:
+    assert grade_math("\\boxed{3}", ["3"], DEFAULT).details["reference"] == "3"
+    assert grade_math("\\boxed{3}", ["4", "3"], DEFAULT).details == {
+        "extracted": "3",
+        "reference": ["4", "3"],
+        "source": "boxed",
+        "method": "exact",
+    }
+
+
+BIG = "".join(str(k * k % 9 + 1) for k in range(3000))
+GRID = (
+    "\\begin{bmatrix}"
+    + " \\\\ ".join(" & ".join(str(i * j % 89) for j in range(30)) for i in range(30))
+    + "\\end{bmatrix}"
+)
+POWERS = [f"x^{{{k}}}" for k in range(400)]
+LONG_SUM = "+".join(POWERS)  # 3,089 characters: past what the symbolic path reads
+
+
+# (answer, reference, expected score, reason): sizes are judged against the reference.
+@pytest.mark.parametrize(
+    "answer, reference, expected, reason",
+    [
+        (BIG, BIG, 1, None),
+        ("00" + BIG, BIG, 1, None),
+        ("+" + BIG, BIG, 1, None),
+        (BIG[:-1] + "0", BIG, 0, "not equivalent"),
+        ("5", BIG, 0, "not equivalent"),
+        (BIG, "5", 0, "not equivalent"),
+        (GRID, GRID.replace("bmatrix", "pmatrix"), 1, None),
+        (GRID.replace("& 0 \\\\", "& 0.0 \\\\"), GRID, 1, None),
+        (GRID.replace(" & 1 &", " & 2 &", 1), GRID, 0, "entry ("),
+        ("\\begin{pmatrix}1 & 2\\end{pmatrix}", GRID, 0, "not equivalent (1x2, the reference 30x30)"),
+        ("1+" * 1500 + "1", "3001", 0, "answer too long (3,001 characters, the reference 4)"),
+        (LONG_SUM, "x", 0, "answer too long"),
+    ],
+)
+def test_answers_past_the_symbolic_bound_are_compared_exactly(
+    answer: str, reference: str, expected: int, reason: str | None
+) -> None:
+    started = time.perf_counter()
+    score = grade_math(f"\\boxed{{{answer}}}", reference, DEFAULT)
+    assert time.perf_counter() - started < 2
+    assert score.value == expected
+    assert reason is None or reason in score.details["reason"]
+
+
+# (answer, reference, why the rules decline): never a 0 that looks like a wrong answer.
+@pytest.mark.parametrize(
+    "answer, reference, why",
+    [
+        ("+".join(reversed(POWERS)), LONG_SUM, "the answer is 3,089 characters"),  # the reference's own size
+        ("\\frac{1}{2}", BIG, "the reference is 3,000 characters"),
+        ("3", "\\sum_{k=1}^{10000} k^{k}", "the reference is too large to evaluate"),
+        ("1", "(" * 70 + "1" + ")" * 70, "the reference is too deeply nested"),
+    ],
+)
+def test_a_comparison_the_rules_decline_is_not_computed(answer: str, reference: str, why: str) -> None:
+    with pytest.raises(NotComputed, match=re.escape(why)):
+        grade_math(f"\\boxed{{{answer}}}", reference, DEFAULT)
 
 
 def test_rel_tol_applies_to_decimals_inside_expressions() -> None:

@@ -1,16 +1,25 @@
 """Correct answers in forms rule-based graders used to miss, each with a close wrong twin.
 
-One table per family of issue 10, rows of (answer, reference, wrong twin): the answer must
-be accepted and its twin, a minimal edit that makes it wrong, rejected. The real model
+One table per family of issues 10 and 19, rows of (answer, reference, wrong twin): the answer
+must be accepted and its twin, a minimal edit that makes it wrong, rejected. The real model
 answers collected in `tests/math_collected_cases.py` run the same way, with the misses we
 leave to a verifier model listed by name.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from reward_api.graders.math_forms import canonical_text, drop_labels, expand_signs, take_declarations, word_answer
+from reward_api.graders.math_forms import (
+    canonical_text,
+    drop_labels,
+    expand_signs,
+    repair_escapes,
+    take_declarations,
+    word_answer,
+)
 from reward_api.graders.math_grader import grade_math
 from reward_api.profiles import MathSettings
 from tests.math_collected_cases import ACCEPTED_TODAY, CASES
@@ -164,6 +173,79 @@ TEXT_ANSWERS = [
     ("1和3", "1 和 3", "1和4"),
 ]
 
+# References as datasets store them: lists (a parquet row's array arrives as one), escapes eaten by JSON.
+STORED_REFERENCES = [
+    ("3", ["3"], "4"),
+    ("3", ("3",), "-3"),
+    ("-2", ["2", "-2"], "3"),
+    ("0.5", [r"\frac{1}{2}", r"50\%"], "0.25"),
+    (r"\frac{1}{2}", "\x0crac{1}{2}", r"\frac{1}{3}"),
+    (r"\frac{\pi}{3}", "\x0crac{\\pi}{3}", r"\frac{\pi}{6}"),
+    ("5", "5 \x09ext{ cm}", "6"),
+    ("6", "2 \x09imes 3", "5"),
+    (r"2\theta", "2\x09heta", r"2\beta"),
+    (r"\tan x", "\x09an x", r"\cot x"),
+    (
+        r"\begin{pmatrix}1&2\\3&4\end{pmatrix}",
+        "\x08egin{pmatrix}1&2\\\\3&4\\end{pmatrix}",
+        r"\begin{pmatrix}1&2\\4&3\end{pmatrix}",
+    ),
+    ("7", "So the answer is $\x08oxed{7}$.", "8"),
+    ("(0, 1]", "\\left(0, 1\x0dight]", "(0, 1)"),
+    (r"x \neq 1", "x \x0aeq 1", "x = 1"),
+]
+
+SIZED_DELIMITERS = [
+    (r"\Big\{x | 2 < x < 3\Big\}", "(2, 3)", r"\Big\{x | 2 < x \le 3\Big\}"),
+    (r"\left\{x \Big| x > 1\right\}", r"(1, \infty)", r"\left\{x \Big| x \geq 1\right\}"),
+    (r"\big(1, 2\big]", "(1, 2]", r"\big[1, 2\big]"),
+    (r"\bigl(-\infty, 0\bigr)", "x < 0", r"\bigl(-\infty, 0\bigr]"),
+    (r"\Bigg\{1, 2\Bigg\}", r"\{2, 1\}", r"\Bigg\{1, 3\Bigg\}"),
+    (r"\Big[0, \frac{\pi}{2}\Big)", r"[0, \frac{\pi}{2})", r"\Big[0, \frac{\pi}{2}\Big]"),
+]
+
+STRAY_PUNCTUATION = [
+    (r"(- \frac{1}{2}, \sqrt{2}.]", r"\left(-\frac{1}{2}, \sqrt{2}\right]", r"(- \frac{1}{2}, \sqrt{3}.]"),
+    ("(1, 2,)", "(1, 2)", "(1, 3,)"),
+    ("[0, 5;]", "[0,5]", "[0, 5;)"),
+    (r"\{1, 2.\}", r"\{1, 2\}", r"\{1, 3.\}"),
+    (r"(2, 3.\right)", "(2,3)", r"(2, 3.\right]"),
+    (r"(-\infty, -1.) \cup (1, \infty)", r"(-\infty,-1)\cup(1,\infty)", r"(-\infty, -1.] \cup (1, \infty)"),
+]
+
+# As TeX reads them: an unbraced argument is one command or one character (`\sqrt12` is 2).
+UNBRACED_ARGUMENTS = [
+    (r"\sqrt\pi", r"\sqrt{\pi}", r"\sqrt2"),
+    (r"2\sqrt\pi", r"2\sqrt{\pi}", r"\sqrt2\pi"),
+    (r"\frac{\sqrt\pi}{2}", r"\frac{\sqrt{\pi}}{2}", r"\frac{\sqrt\pi}{3}"),
+    (r"\frac\pi4", r"\frac{\pi}{4}", r"\frac4\pi"),
+    (r"\frac12", "0.5", r"\frac21"),
+    (r"\sqrt[3]\pi", r"\pi^{1/3}", r"\sqrt[3]{\pi}^2"),
+    (r"\binom52", "10", r"\binom62"),
+    (r"\sqrt12", "2", r"\sqrt{12}"),
+    (r"\sqrt\alpha\beta", r"\beta\sqrt{\alpha}", r"\sqrt{\alpha\beta}"),
+]
+
+
+def matrix(size: int, entry: Callable[[int, int], str]) -> str:
+    rows = (" & ".join(entry(i, j) for j in range(size)) for i in range(size))
+    return r"\begin{pmatrix}" + r" \\ ".join(rows) + r"\end{pmatrix}"
+
+
+BIG_INTEGER = "".join(str((7 * k * k + 3) % 9 + 1) for k in range(3000))
+GRID = matrix(30, lambda i, j: str((31 * i + 7 * j) % 97))
+# Answers of the reference's own size, past what the symbolic path reads: decided exactly.
+REFERENCE_SIZE = [
+    (BIG_INTEGER, BIG_INTEGER, BIG_INTEGER[:-1] + "0"),
+    (f"{int(BIG_INTEGER):,}", BIG_INTEGER, f"{int(BIG_INTEGER) + 10:,}"),
+    (GRID, GRID, matrix(30, lambda i, j: str((31 * i + 7 * j) % 97 + (i == j == 29)))),
+    (
+        matrix(30, lambda i, j: rf"\frac{{{2 * ((31 * i + 7 * j) % 97)}}}{{2}}"),
+        GRID,
+        matrix(30, lambda i, j: rf"\frac{{{(31 * i + 7 * j) % 97}}}{{2}}"),
+    ),
+]
+
 FAMILIES = {
     "set_builder_intervals": SET_BUILDER_AND_INTERVALS,
     "unicode_html": UNICODE_AND_HTML,
@@ -174,17 +256,22 @@ FAMILIES = {
     "notation_slips": NOTATION_SLIPS,
     "expanded_identity": EXPANDED_IDENTITIES,
     "text_answers": TEXT_ANSWERS,
+    "stored_references": STORED_REFERENCES,
+    "sized_delimiters": SIZED_DELIMITERS,
+    "stray_punctuation": STRAY_PUNCTUATION,
+    "unbraced_arguments": UNBRACED_ARGUMENTS,
+    "reference_size": REFERENCE_SIZE,
 }
 ROWS = [(family, *row) for family, rows in FAMILIES.items() for row in rows]
 # Methods that decide an identity without sympy's simplify: milliseconds, not the deadline.
 FAST_IDENTITY = {"identity", "numeric identity", "exact"}
 
 
-def grade(answer: str, reference: str) -> float:
+def grade(answer: str, reference: str | list[str]) -> float:
     return grade_math(f"\\boxed{{{answer}}}", reference, DEFAULT).value
 
 
-@pytest.mark.parametrize(("family", "answer", "reference", "wrong"), ROWS, ids=[f"{r[0]}-{r[1]}" for r in ROWS])
+@pytest.mark.parametrize(("family", "answer", "reference", "wrong"), ROWS, ids=[f"{r[0]}-{r[1][:40]}" for r in ROWS])
 def test_correct_form_is_accepted_and_its_twin_rejected(family: str, answer: str, reference: str, wrong: str) -> None:
     assert grade(answer, reference) == 1.0, f"{family}: {answer!r} should match {reference!r}"
     assert grade(wrong, reference) == 0.0, f"{family}: wrong twin {wrong!r} must not match {reference!r}"
@@ -205,6 +292,9 @@ NOT_THE_SAME = [
     ("x > 1, x < 3", "(1, 3)"),
     (r"\{x \mid x > 1, x < 3\}", r"\mathbb{R}"),  # in set-builder notation a comma is "and"
     ("f(t) = x t", "f(x) = x^2"),  # x already means something in the answer
+    ("(1, 2, ...)", "(1, 2)"),  # an ellipsis is no stray period
+    (r"\nu", "\x0au"),  # a newline before u may be real: not read as an eaten `\nu`
+    (r"\ne", "\x0ae"),
 ]
 
 
@@ -299,6 +389,26 @@ def test_canonical_text_keeps_what_separates_values() -> None:
     assert canonical_text(r"\text{ML} \perp \text{NK}") == canonical_text(r"ML \perp NK")
     assert canonical_text("2 3") != canonical_text("23")
     assert canonical_text(r"\dfrac{1}{2} \leq x") == canonical_text(r"\frac{1}{2}\le x")
+
+
+@pytest.mark.parametrize(
+    ("text", "repaired"),
+    [
+        ("\x0crac{1}{2}", r"\frac{1}{2}"),
+        ("5 \x09ext{cm}", r"5 \text{cm}"),
+        ("\x08egin{pmatrix}", r"\begin{pmatrix}"),
+        ("\\left(0, 1\x0dight)", r"\left(0, 1\right)"),
+        ("a \x0aeq b", r"a \neq b"),
+        ("\x07lpha + \x0bec{v}", r"\alpha + \vec{v}"),
+        ("\x09an x", r"\tan x"),
+        ("x = 1\x0au = 2", "x = 1\x0au = 2"),  # `\nu`, or a line that starts with u: left alone
+        ("2\x0ae^x", "2\x0ae^x"),
+        ("a\x09b", "a\x09b"),  # a tab between two names: `\tb` is no command
+        ("1\x0a\x0aot 2", "1\x0a\\not 2"),  # a real newline, then `\not` eaten
+    ],
+)
+def test_repair_escapes(text: str, repaired: str) -> None:
+    assert repair_escapes(text) == repaired
 
 
 # --- real model answers -------------------------------------------------------------------

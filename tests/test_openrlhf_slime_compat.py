@@ -39,6 +39,7 @@ from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre
 from transformers import PreTrainedTokenizerFast
 
 import trainer_client.adapters.openrlhf
+from reward_api.graders.length import estimate_num_tokens
 from reward_api.local import LocalServer
 from trainer_client.adapters import slime
 from trainer_client.adapters.common import FAILURES
@@ -162,11 +163,13 @@ def rollout(
 def remote(request: pytest.FixtureRequest, server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> Callable:
     """`--reward.remote_url` for a profile: the service's /get_reward, or our reward_func file."""
 
-    def url_for(profile: str) -> str:
+    def url_for(profile: str, group_size: int | None = None) -> str:
         if request.param == "http":
-            return f"{server.url}/get_reward?profile={profile}"
+            return f"{server.url}/get_reward?profile={profile}" + (f"&group_size={group_size}" if group_size else "")
         monkeypatch.setenv("REWARD_SERVICE_URL", server.url)
         monkeypatch.setenv("REWARD_SERVICE_PROFILE", profile)
+        if group_size:
+            monkeypatch.setenv("REWARD_SERVICE_GROUP_SIZE", str(group_size))
         return OPENRLHF_FILE
 
     return url_for
@@ -194,6 +197,28 @@ def test_dapo_groups_are_filtered_by_accuracy_not_reward(remote: Callable) -> No
         low, high = 0.0, 1.0  # --algo.dynamic_filtering_range default; a group is kept when low < mean < high
         kept[name] = low < sum(scores) / len(scores) < high
     assert kept == {"one right": True, "all wrong": False, "all right": False}
+
+
+# A prompt's samples of different lengths, right and wrong: Kimi's length reward differs within the group.
+KIMI_RESPONSES = [
+    RIGHT,
+    "<think>two and two make four, as counting on fingers shows: one, two, three, four</think> \\boxed{4}",
+    WRONG,
+    "<think>two and two, perhaps five if one is generous with the second two</think> \\boxed{5}",
+]
+
+
+@both_paths
+def test_kimi_length_rewards_over_a_prompts_samples_called_one_by_one(remote: Callable) -> None:
+    """OpenRLHF's executor calls the reward once per sample: with `group_size` the prompt's samples meet in the
+    service and each gets Kimi's length reward over the whole group (without it, each alone gets 0)."""
+    tokenizer = chat_tokenizer(QWEN)
+    prompt = openrlhf_prompt(tokenizer, QUESTION)
+    lengths = [estimate_num_tokens(response) for response in KIMI_RESPONSES]
+    expected = [kimi_reward(i in (0, 1), n, lengths) for i, n in enumerate(lengths)]  # the first two are right
+    assert len(set(expected)) > 2
+    outputs = rollout(remote("kimi", group_size=4), tokenizer, prompt, "4", KIMI_RESPONSES)
+    assert [output["reward"][0] for output in outputs] == pytest.approx(expected)  # one reward per sample
 
 
 @both_paths
@@ -347,6 +372,20 @@ def slime_samples() -> list[Sample]:
 def expected_kimi_rewards() -> list[float]:
     lengths = {g: [n for h, _, n in SAMPLES if h == g] for g, _, _ in SAMPLES}
     return [kimi_reward(right, n, lengths[g]) for g, right, n in SAMPLES]
+
+
+def test_slime_remote_rm_completes_a_prompts_group_across_requests(server: LocalServer) -> None:
+    """slime's `remote_rm` posts each sample alone to `--rm-url`: with `group_size` there, a prompt's samples are
+    its group and each gets Kimi's length reward over all of them."""
+    args = Namespace(rm_type="remote_rm", rm_url=f"{server.url}/slime?profile=kimi&group_size=4", reward_key=None)
+    samples = [Sample(prompt=QUESTION, response=response, label="4") for response in KIMI_RESPONSES]
+    lengths = [estimate_num_tokens(response) for response in KIMI_RESPONSES]
+
+    async def rewarded() -> list[float]:
+        return list(await asyncio.gather(*(slime_remote_rm(args, sample) for sample in samples)))
+
+    expected = [kimi_reward(i in (0, 1), n, lengths) for i, n in enumerate(lengths)]
+    assert asyncio.run(rewarded()) == pytest.approx(expected)
 
 
 def test_slime_custom_rm_groups_by_group_index_per_sample_and_with_group_rm(server: LocalServer) -> None:

@@ -376,6 +376,36 @@ def test_service_reward_manager_groups_by_uid_with_exact_token_counts(
     assert kimi == pytest.approx([0.5 - n / lengths[-1] for n in lengths])
 
 
+def test_kimi_rewards_are_the_same_over_eight_reward_workers_as_over_one(
+    server: LocalServer, ray_cluster: None, tokenizer_dir: Path, tokenizer: PreTrainedTokenizerFast, tmp_path: Path
+) -> None:
+    """verl's reward loop splits a batch over `reward.num_workers` actors (8 by default), so each prompt's rollouts
+    reach several workers: with `group_size` the service completes each group (reward_api/groups.py)."""
+    pads = [0, 10, 20, 30]
+    completions = [CLIPS_RIGHT.replace("</think>", " " * n + "</think>") for n in pads]
+    completions += [CLIPS_WRONG.replace("</think>", " " * n + "</think>") for n in pads]  # a second prompt
+    rows = [Row("openai/gsm8k", NATALIA, "72", {"split": "train"}, completion, True) for completion in completions]
+    batch = rollout_batch(rows, tokenizer, tmp_path, rollouts=1)
+    batch.non_tensor_batch["uid"] = np.array(["right"] * 4 + ["wrong"] * 4, dtype=object)
+
+    def kimi_over(workers: int) -> list[float]:
+        config = verl_config(
+            *manager_overrides(server, MANAGER_FILE, profile="kimi", group_size=4),
+            f"actor_rollout_ref.model.path={tokenizer_dir}",
+            f"reward.num_workers={workers}",
+        )
+        manager = RewardLoopManager(config)
+        try:
+            _, extra = extract_reward(manager.compute_rm_score(batch))
+        finally:
+            stop(manager)
+        return list(extra["rs_kimi_length"])
+
+    one = kimi_over(1)
+    assert one == pytest.approx([0.5 - n / pads[-1] for n in pads] + [min(0.0, 0.5 - n / pads[-1]) for n in pads])
+    assert kimi_over(8) == pytest.approx(one)
+
+
 @pytest.mark.parametrize(
     ("manager_cls", "name"),
     [(BatchRewardManager, "compute_score_batch"), (LegacyNaiveRewardManager, "compute_score_sync")],

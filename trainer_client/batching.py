@@ -11,8 +11,9 @@ thread or event loop, and sends them as one `POST /v1/rewards`:
     results = client.grade_sync(items)             # from plain threads
     future = client.submit(item)                   # concurrent.futures.Future[RewardResult]
 
-Items carrying a `group` wait until `group_size` of them have arrived (or `group_wait_s`
-has passed) so group rewards such as Kimi's length reward see the whole group.
+With `group_size` (samples per prompt), items carrying a `group` go out at once with their group's size: the
+service holds each sample's group reward (Kimi's length reward) until the whole group has arrived, from any
+process or reward worker (reward_api/groups.py), and the client sends a group's samples to one replica.
 
 The client owns an event loop on a daemon thread; `shared_client` keeps one per settings
 and process (a forked child makes its own), so adapters never hold a client that a
@@ -52,8 +53,7 @@ class ServiceSettings:
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY  # requests in flight
     batch_size: int = 64  # items per request before a batch goes out without waiting for the window
     window_s: float = 0.002  # how long the first item of a batch waits for others
-    group_size: int | None = None  # samples per prompt: a group's items go out together
-    group_wait_s: float = 5.0  # the most an incomplete group waits for its other samples
+    group_size: int | None = None  # samples per prompt: sent with each grouped item, the service completes groups
     timeout_s: float = 300.0  # per request, retries excluded
     retries: int = 5  # connection errors, 429 and 5xx, with exponential backoff across the URLs
 
@@ -69,7 +69,7 @@ class ServiceSettings:
         environ: dict[str, str] | None = None,
     ) -> ServiceSettings:
         """Explicit arguments, else `REWARD_SERVICE_URL` (comma-separated), `REWARD_SERVICE_PROFILE`,
-        `REWARD_SERVICE_TOKEN`, `REWARD_SERVICE_MAX_CONCURRENCY`, else the defaults."""
+        `REWARD_SERVICE_TOKEN`, `REWARD_SERVICE_MAX_CONCURRENCY`, `REWARD_SERVICE_GROUP_SIZE`, else the defaults."""
         env = os.environ if environ is None else environ
         urls = urls or env.get("REWARD_SERVICE_URL") or DEFAULT_URL
         url_list = urls.split(",") if isinstance(urls, str) else list(urls)
@@ -82,7 +82,7 @@ class ServiceSettings:
             profile=profile,
             token=token or env.get("REWARD_SERVICE_TOKEN") or None,
             max_concurrency=concurrency,
-            group_size=group_size,
+            group_size=group_size or int(env.get("REWARD_SERVICE_GROUP_SIZE") or 0) or None,
             window_s=cls.window_s if window_s is None else window_s,
         )
         settings.check()
@@ -119,8 +119,6 @@ class BatchingClient:
         # Touched only on the client's own loop.
         self._ready: list[_Pending] = []
         self._flush_timer: asyncio.TimerHandle | None = None
-        self._groups: dict[str, list[_Pending]] = {}
-        self._group_timers: dict[str, asyncio.TimerHandle] = {}
 
     async def _make_client(self) -> RewardClient:
         s = self.settings
@@ -180,26 +178,11 @@ class BatchingClient:
 
     def _accept(self, pending: list[_Pending]) -> None:
         group_size = self.settings.group_size
-        for entry in pending:
-            group = entry[0].get("group")
-            if group_size is None or group is None:
-                self._ready.append(entry)
-                continue
-            key = json.dumps(group, sort_keys=True, default=str)
-            members = self._groups.setdefault(key, [])
-            members.append(entry)
-            if len(members) >= group_size:
-                self._release_group(key)
-            elif key not in self._group_timers:
-                self._group_timers[key] = self._loop.call_later(self.settings.group_wait_s, self._release_group, key)
-        self._schedule_flush()
-
-    def _release_group(self, key: str) -> None:
-        """A complete group (or one that waited long enough) joins the next batch as a whole."""
-        timer = self._group_timers.pop(key, None)
-        if timer is not None:
-            timer.cancel()
-        self._ready.extend(self._groups.pop(key, []))
+        if group_size is not None:
+            for item, _ in pending:
+                if item.get("group") is not None:
+                    item.setdefault("group_size", group_size)
+        self._ready.extend(pending)
         self._schedule_flush()
 
     def _schedule_flush(self) -> None:

@@ -12,7 +12,9 @@ and raises RewardServiceError when the service cannot answer: a trainer never ge
 silent zeros.
 
 Given several replica URLs, each batch goes to the replica with the fewest of this
-client's requests in progress (where there is capacity). A replica that drops or
+client's requests in progress (where there is capacity), except items that carry their
+group's size (`group_size`): those go to their group's home replica (a hash of the group),
+where the service completes the group from every client's samples. A replica that drops or
 refuses a connection or answers 5xx is left out for `down_for_s` and the batch is
 retried on another one at once; a replica that sheds load (429/503) keeps its place
 but the retry prefers the others. When every replica is out, they are all tried again.
@@ -22,9 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import random
 import threading
 import time
+import zlib
 from collections.abc import Coroutine, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -115,26 +119,49 @@ class RewardClient:
         return asyncio.get_running_loop().create_task(self.grade(list(items)))
 
     async def grade_batch(self, items: Sequence[dict[str, Any]]) -> list[RewardResult]:
-        """Exactly one request for these items (a group's items stay together); retried as a whole."""
-        body: dict[str, Any] = {"items": list(items)}
+        """One request for these items (a group's items stay together), retried as a whole; one per home replica
+        when they carry `group_size` and there are several replicas."""
+        parts = self._by_home(items)
+        answers = await asyncio.gather(*(self._grade_part([items[i] for i in part], home) for home, part in parts))
+        results: list[RewardResult | None] = [None] * len(items)
+        for (_, part), answer in zip(parts, answers, strict=True):
+            for index, result in zip(part, answer, strict=True):
+                results[index] = result
+        return results  # type: ignore[return-value]
+
+    async def _grade_part(self, items: list[dict[str, Any]], home: str | None) -> list[RewardResult]:
+        body: dict[str, Any] = {"items": items}
         if self.profile is not None:
             body["profile"] = self.profile
         async with self._gate:
-            payload = await self._post_with_retries("/v1/rewards", body)
+            payload = await self._post_with_retries("/v1/rewards", body, home)
         results = payload.get("results")
         if not isinstance(results, list) or len(results) != len(items):
             got = len(results) if isinstance(results, list) else type(results).__name__
             raise RewardServiceError(f"the service answered {got} results for {len(items)} items")
         return [RewardResult(**{k: r[k] for k in ("reward", "components", "status", "details", "id")}) for r in results]
 
-    async def _post_with_retries(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        """Retries on another replica when there is one, else with exponential backoff; waits at least as
-        long as a 429/503's Retry-After asks."""
+    def _by_home(self, items: Sequence[dict[str, Any]]) -> list[tuple[str | None, list[int]]]:
+        """Item indices by the replica that must grade them: a sized group's home (the same in every client with
+        the same URLs), None for the rest (any replica)."""
+        if len(self.urls) == 1 or not any(item.get("group_size") is not None for item in items):
+            return [(None, list(range(len(items))))]
+        parts: dict[str | None, list[int]] = {}
+        for index, item in enumerate(items):
+            home = None
+            if item.get("group_size") is not None and item.get("group") is not None:
+                home = self.urls[zlib.crc32(json.dumps(item["group"], default=str).encode()) % len(self.urls)]
+            parts.setdefault(home, []).append(index)
+        return list(parts.items())
+
+    async def _post_with_retries(self, path: str, body: dict[str, Any], home: str | None = None) -> dict[str, Any]:
+        """To `home` while it is up, else the least busy replica; retries on another replica when there is one,
+        else with exponential backoff; waits at least as long as a 429/503's Retry-After asks."""
         failures: list[str] = []
         tried: set[str] = set()
         shed = 0
         for attempt in range(self.retries + 1):
-            url = self._pick_url(avoid=tried)
+            url = self._pick_url(avoid=tried, home=home)
             tried.add(url)
             retry_after_s = 0.0
             self._in_flight[url] += 1
@@ -172,10 +199,13 @@ class RewardClient:
             f"no reward service answered after {self.retries + 1} attempts: " + "; ".join(failures[-3:]) + advice
         )
 
-    def _pick_url(self, avoid: set[str]) -> str:
-        """The least busy replica that is up and not yet tried for this batch; failing that, the least busy
-        that is up; when every replica is down, the one whose time out ends first."""
+    def _pick_url(self, avoid: set[str], home: str | None = None) -> str:
+        """`home` when it is up and not yet tried; else the least busy replica that is up and not yet tried for
+        this batch; failing that, the least busy that is up; when every replica is down, the one whose time out
+        ends first."""
         now = time.monotonic()
+        if home is not None and home not in avoid and self._down_until[home] <= now:
+            return home
         up = [url for url in self.urls if self._down_until[url] <= now]
         candidates = [url for url in up if url not in avoid] or up
         if not candidates:

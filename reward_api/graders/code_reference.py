@@ -199,7 +199,14 @@ def _humaneval(src: dict[str, Any], where: str) -> tuple[TestSuite, str | None, 
     prompt = src.get("prompt") or None
     if prompt is not None:
         prompt = _python(prompt, f"{where}.prompt", "the Python code the completion continues")
-    return TestSuite("assert", (AssertTest(f"{test}\n\ncheck({entry_point})\n"),)), prompt, entry_point
+    # The test runs apart from the program (sandbox/runner.py's Harness): the prompt's helpers it calls (HumanEval/32's
+    # poly) are the reference's own, and only the entry point is the program's.
+    candidate = f"{entry_point} = __judge__.solution({entry_point!r})\n"
+    return (
+        TestSuite("assert", (AssertTest(f"{prompt or ''}\n{candidate}{test}\n\ncheck({entry_point})\n"),)),
+        prompt,
+        entry_point,
+    )
 
 
 def _program(src: dict[str, Any], key: str, where: str) -> tuple[TestSuite, str | None, str | None]:

@@ -28,8 +28,15 @@ agreement at every point proves the identity with error probability below 2^-80.
 
 Nothing here evaluates model text: it only reaches latex2sympy's parser, and
 `parse_expr` is never called. Guards refuse exponent towers, huge powers and
-factorials, sums and products too long to add up (10,000 terms k^k), deep nesting
-and overlong answers before sympy evaluates anything.
+factorials, sums and products too long to add up (10,000 terms k^k) and deep nesting
+before sympy evaluates anything.
+
+Sizes are judged against the reference. A side longer than the symbolic path reads
+(MAX_ANSWER_CHARS) is compared only by exact means: its text, integers digit by digit,
+matrices entry by entry. An answer far longer than its reference is wrong; where the
+bounds decline otherwise (a reference too long, too deep or too costly to evaluate, an
+answer of the reference's size that no exact comparison decides), `NotComputed` is raised:
+the item reports `error` with the reason, a status the trainer masks, never a 0.
 """
 
 from __future__ import annotations
@@ -75,7 +82,8 @@ from reward_api.profiles import MathSettings
 
 MIN_DIGITS = 6  # significant digits a decimal needs before it may stand for an exact value
 REFERENCE_MIN_DIGITS = 3  # ... when the reference is that decimal: it states the precision asked for
-MAX_ANSWER_CHARS = 2000  # longer answers are refused rather than parsed
+MAX_ANSWER_CHARS = 2000  # the symbolic path (parsing, sympy) reads sides up to this long
+FAR_BEYOND = 4  # a longer answer that is more than this many times its reference's length cannot equal it
 MAX_NESTING = 60  # bracket depth; the LaTeX parser recurses per level
 MAX_NODES = 4000  # sympy tree size we are willing to compare
 MAX_BITS = 200_000  # largest number (in bits) we let sympy compute, about 60,000 digits
@@ -85,6 +93,11 @@ MAX_SERIES_BITS = 10_000_000  # terms x bits of the largest term: about 1 s of s
 MAX_INTEGRATED_POWER = 100
 MAX_MATCHED_ELEMENTS = 40  # sets up to this size are matched element by element
 _SCREEN_POINTS = 3  # random points that must agree before we try to prove an identity
+
+
+class NotComputed(RuntimeError):
+    """The rules declined to compare (a side beyond the symbolic path's bounds that no exact comparison
+    decides): raised out of the grader, so the item reports `error` with this reason and is not cached."""
 
 
 @dataclass(frozen=True)
@@ -121,12 +134,14 @@ class Prepared:
     parameters: frozenset[str] = frozenset()  # names declared integers (`k \\in \\mathbb{Z}`)
     words: str | None = None  # a short answer in words, normalised (`math_forms.word_answer`)
     canonical: str = ""  # the whole answer, units and all, as `math_forms.canonical_text`
+    oversized: bool = False  # longer than MAX_ANSWER_CHARS: cleaned, never parsed
 
 
 # ---------------------------------------------------------------- text cleaning
 
 _DELIMITERS = re.compile(r"\\\[|\\\]|\\\(|\\\)|(?<!\\)\$")
-_SPACING = re.compile(r"(?<!\\)\\[,;:> ]|\\q?quad\b|~|\\displaystyle|\\limits")
+# Spacing, and sized delimiters (`\\Big\\{`, `\\bigl(`): how it looks, not what it says.
+_SPACING = re.compile(r"(?<!\\)\\[,;:> ]|\\q?quad\b|~|\\displaystyle|\\limits|\\[bB]igg?[lrm]?(?![A-Za-z])")
 _NEGATIVE_SPACE = re.compile(r"\\!\s*")  # `11,\! 111` is one number
 _THOUSANDS_BRACE = re.compile(r"(?<=\d)\{,\}(?=\d{3})")
 _THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(?:(?:,\d{3})+|(?: \d{3})+)(?:\.\d+)?$")
@@ -151,14 +166,14 @@ def prepare(text: str, settings: MathSettings) -> Prepared:
 
 @lru_cache(maxsize=8192)
 def _prepare(text: str, ignore_units: bool) -> Prepared:
-    if len(text) > MAX_ANSWER_CHARS:
-        return Prepared(text[:100], refused="answer too long")
     if _nesting(text) > MAX_NESTING:
-        return Prepared(text[:100], refused="answer too deeply nested")
+        return Prepared(text[:100], refused="too deeply nested")
     text = _DELIMITERS.sub(" ", strip_prose(plain_latex(text)))
     text = _SPACING.sub(" ", _NEGATIVE_SPACE.sub("", text))
     text = _LETTER_TEXT.sub(r"\1", text)
     text = " ".join(text.split()).strip().rstrip(_TRAILING).removeprefix("**").removesuffix("**")
+    if len(text) > MAX_ANSWER_CHARS:
+        return Prepared(_without_thousands(text), canonical=canonical_text(text), oversized=True)
     declared = take_declarations(fix_slips(text))
     labelled = drop_labels(declared.text)
     text = expand_signs(labelled.text)
@@ -169,9 +184,7 @@ def _prepare(text: str, ignore_units: bool) -> Prepared:
     degrees, text = _strip(_DEGREES, text)
     if ignore_units:
         text = _strip_units(text)
-    text = _THOUSANDS_BRACE.sub("", text)
-    if _THOUSANDS.match(text):
-        text = text.replace(",", "").replace(" ", "")
+    text = _without_thousands(text)
     text = _SCIENTIFIC.sub(r"\1\\times10^{\2}", text)
     return Prepared(
         text,
@@ -184,6 +197,12 @@ def _prepare(text: str, ignore_units: bool) -> Prepared:
         words=word_answer(text),
         canonical=canonical,
     )
+
+
+def _without_thousands(text: str) -> str:
+    """`1{,}000` and `1,000,000` (or `1 000 000`) as plain digits."""
+    text = _THOUSANDS_BRACE.sub("", text)
+    return text.replace(",", "").replace(" ", "") if _THOUSANDS.match(text) else text
 
 
 def _nesting(text: str) -> int:
@@ -318,17 +337,21 @@ def _equivalent(
     answer: str, reference: str, rel_tol: float, percent_equals_fraction: bool, ignore_units: bool
 ) -> Verdict:
     settings = MathSettings(rel_tol=rel_tol, percent_equals_fraction=percent_equals_fraction, ignore_units=ignore_units)
+    if answer == reference:
+        return Verdict(True, "exact")
     ref, ans = prepare(reference, settings), prepare(answer, settings)
-    if ans.refused:
-        return Verdict(False, "guard", ans.refused)
     if ref.refused:
-        return Verdict(False, "guard", "reference: " + ref.refused)
+        raise NotComputed(f"the reference is {ref.refused} to compare")
+    if ans.refused:
+        return Verdict(False, "guard", "answer " + ans.refused)
     if not ans.text:
         return Verdict(False, "parse", "unparseable answer")
     if ans.text == ref.text and (ans.percent, ans.degrees) == (ref.percent, ref.degrees):
         return Verdict(True, "exact")
     if ans.canonical == ref.canonical:  # units and all: `5 \\text{cm}` is not `5 \\text{m}` here
         return Verdict(True, "text")
+    if ref.oversized or ans.oversized:
+        return _beyond_symbolic(ref, ans, settings)
     if ref.words and ans.words:  # never parsed: `odd` would be the product o*d*d, equal to `dod`
         return Verdict(True, "text") if ref.words == ans.words else Verdict(False, "text", "not equivalent")
     if ref.number is not None and ans.number is not None:
@@ -361,14 +384,16 @@ def _equivalent_parsed(ref: Prepared, ans: Prepared, settings: MathSettings) -> 
     if ref_expr is None:
         return Verdict(False, "string", "not equivalent")
     try:
-        for side, expr in (("answer", ans_expr), ("reference", ref_expr)):
-            problem = too_costly(expr)
-            if problem:
-                return Verdict(False, "guard", f"{side} {problem}")
+        if problem := too_costly(ref_expr):
+            raise NotComputed(f"the reference is {problem}")
+        if problem := too_costly(ans_expr):
+            return Verdict(False, "guard", f"answer {problem}")
         comparer = _Comparer(settings, ref, ans)
         ref_variants = _variants(ref, ref_expr, ans_expr, settings)
         ans_variants = _variants(ans, ans_expr, ref_expr, settings)
         method = _first(comparer.same(r, a) for r, a in product(ref_variants, ans_variants))
+    except NotComputed:
+        raise
     except Exception as error:  # sympy raises all kinds of errors on odd input
         return Verdict(False, "error", f"not equivalent (comparison failed: {type(error).__name__})")
     return Verdict(True, method) if method else Verdict(False, _describe(ref_expr), "not equivalent")
@@ -389,6 +414,67 @@ def _evaluated(expr: Basic | MatrixBase) -> Basic | MatrixBase:
         return expr.as_explicit() if isinstance(expr, MatrixExpr) else expr.doit()
     except Exception:
         return expr
+
+
+# ---------------------------------------------------------------- beyond the symbolic path
+
+_INTEGER = re.compile(r"[+-]?\d+")
+_MATRIX = re.compile(
+    r"(?:\\left\s*[(\[]\s*)?\\begin\{(?P<env>[pbB]?matrix|array)\}(?:\{[^{}]*\})?(?P<body>.*)"
+    r"\\end\{(?P=env)\}(?:\s*\\right\s*[)\]])?",
+    re.DOTALL,
+)
+_ROW_END = re.compile(r"\\\\(?:\[[^\]]*\])?|\\hline")
+
+
+def _beyond_symbolic(ref: Prepared, ans: Prepared, settings: MathSettings) -> Verdict:
+    """A side longer than the symbolic path reads: integers of any length and matrices entry by entry decide;
+    else an answer far longer than its reference is wrong, and anything else is not computed."""
+    ref_integer, ans_integer = _integer_digits(ref.text), _integer_digits(ans.text)
+    if ref_integer is not None and ans_integer is not None:
+        return Verdict(True, "exact") if ref_integer == ans_integer else Verdict(False, "numeric", "not equivalent")
+    ref_rows, ans_rows = _matrix_rows(ref.text), _matrix_rows(ans.text)
+    if ref_rows is not None and ans_rows is not None:
+        return _same_entries(ref_rows, ans_rows, settings)
+    if ans.oversized and len(ans.text) > FAR_BEYOND * len(ref.text):
+        return Verdict(
+            False, "guard", f"answer too long ({len(ans.text):,} characters, the reference {len(ref.text):,})"
+        )
+    name, side = ("answer", ans) if ans.oversized else ("reference", ref)
+    raise NotComputed(
+        f"the {name} is {len(side.text):,} characters, more than the {MAX_ANSWER_CHARS:,} the symbolic "
+        "comparison reads, and no exact comparison decides it"
+    )
+
+
+def _integer_digits(text: str) -> str | None:
+    """The digits of an integer of any length, sign first and without leading zeros; None for anything else."""
+    if not _INTEGER.fullmatch(text):
+        return None
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    return "-" + digits if text.startswith("-") and digits != "0" else digits
+
+
+def _matrix_rows(text: str) -> list[list[str]] | None:
+    """The entries of a matrix written out (`\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}`), row by row."""
+    matrix = _MATRIX.fullmatch(text)
+    if matrix is None or "\\begin" in matrix["body"]:
+        return None
+    rows = [row.split("&") for row in _ROW_END.split(matrix["body"]) if row.strip()]
+    return rows if rows and all(len(row) == len(rows[0]) for row in rows) else None
+
+
+def _same_entries(ref: list[list[str]], ans: list[list[str]], settings: MathSettings) -> Verdict:
+    if (len(ref), len(ref[0])) != (len(ans), len(ans[0])):
+        return Verdict(
+            False, "matrix", f"not equivalent ({len(ans)}x{len(ans[0])}, the reference {len(ref)}x{len(ref[0])})"
+        )
+    for i, (ref_row, ans_row) in enumerate(zip(ref, ans, strict=True)):
+        for j, (ref_entry, ans_entry) in enumerate(zip(ref_row, ans_row, strict=True)):
+            verdict = equivalent(ans_entry.strip(), ref_entry.strip(), settings)
+            if not verdict.equal:
+                return Verdict(False, "matrix", f"entry ({i + 1}, {j + 1}): {verdict.reason}")
+    return Verdict(True, "matrix")
 
 
 # ---------------------------------------------------------------- guards

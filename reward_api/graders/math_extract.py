@@ -35,12 +35,15 @@ from itertools import pairwise
 THINK_CLOSE = "</think>"
 # The `####` marker, phrases and plain expressions are looked for in this many trailing characters only.
 TAIL_CHARS = 8000
-# A box whose closing brace is not found within this many characters is cut here.
-MAX_BOX_CHARS = 4000
+# A box whose closing brace is not found within this many characters is cut here: room for a 30x30
+# matrix of fractions, or an integer of 4,000 digits with separators.
+MAX_BOX_CHARS = 16_000
 # At most this many adjacent boxes are joined into one answer.
 MAX_JOINED_BOXES = 20
 
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
+# Braces, and escaped characters such as \{ that never open or close: a box is scanned at C speed.
+_BRACE = re.compile(r"\\.|[{}]", re.DOTALL)
 # Text between two boxes that still joins them: short, or a list separator that is not a correction.
 _BOX_SEPARATOR = re.compile(r"\b(?:and|or)\b|,|;")
 # Words between two boxes that make the second a new result, not the next item of a list.
@@ -172,20 +175,13 @@ def _box_before(text: str, limit: int, lower: int = 0) -> tuple[int, str, int] |
 
 def _closing_brace(text: str, open_pos: int) -> int | None:
     depth = 0
-    end = min(len(text), open_pos + MAX_BOX_CHARS)
-    pos = open_pos
-    while pos < end:
-        char = text[pos]
-        if char == "\\":
-            pos += 2  # an escaped character such as \{ never opens or closes
-            continue
-        if char == "{":
+    for match in _BRACE.finditer(text, open_pos, min(len(text), open_pos + MAX_BOX_CHARS)):
+        if match.group() == "{":
             depth += 1
-        elif char == "}":
+        elif match.group() == "}":
             depth -= 1
             if depth == 0:
-                return pos
-        pos += 1
+                return match.start()
     return None
 
 

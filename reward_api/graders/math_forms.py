@@ -4,8 +4,10 @@ Each rewrite turns a form that latex2sympy cannot read, or reads wrongly, into t
 LaTeX of the same answer; none of them accepts anything by itself. The families:
 
 - Unicode and HTML math: `∞ ∪ ≤ ＞ π √2 ±`, full-width digits, `3<sup>x</sup>`, `&le;`.
-- Notation slips: brace-less fraction arguments (`\\frac{1+a}c`), a degree sign lost or
-  written `^\\textcirc`, ordinals (`12^{\\mathrm{th}}`), `m_{\\max}`.
+- Escapes eaten on the way: `\\frac` read by JSON as a form feed and `rac`, and the like.
+- Notation slips: unbraced arguments read as TeX reads them (`\\frac{1+a}c`, `\\sqrt\\pi`), a
+  degree sign lost or written `^\\textcirc`, ordinals (`12^{\\mathrm{th}}`), `m_{\\max}`, stray
+  punctuation before a closing bracket (`(1, \\sqrt{2}.]`).
 - Labels: `\\text{Minimum: } 1, \\text{Maximum: } 3` is the list `1, 3` in that order;
   `(f(n), g(n)) = (n, 1)` is `f(n)=n, g(n)=1`.
 - Integer parameters declared in words (`k \\in \\mathbb{Z}`, "where n is an integer"):
@@ -123,9 +125,42 @@ def _group_end(text: str, start: int) -> int | None:
     return None
 
 
+# ---------------------------------------------------------------- escapes eaten on the way
+
+# JSON and Python literals read a backslash and one of these letters as a control character: `"\\frac"`
+# arrives as a form feed and `rac`.
+_ESCAPE_LETTER = {"\a": "a", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t", "\v": "v"}
+# Commands a control character and the letters after it are taken for. Tabs and newlines can be real,
+# so only commands whose remaining letters are no word or name: not `\\nu`, `\\ne`, `\\ni` or `\\to`
+# (a new line may start with the variable u or the constant e).
+_EATEN_COMMANDS = frozenset({
+    "alpha", "aleph", "angle", "approx", "arccos", "arcsin", "arctan", "ast",
+    "backslash", "bar", "begin", "beta", "binom", "bmod", "bot", "boxed", "bullet",
+    "big", "bigcap", "bigcup", "bigg", "biggl", "biggr", "bigl", "bigr",
+    "forall", "frac",
+    "nabla", "neg", "neq", "ngeq", "nleq", "nmid", "not", "notin",
+    "rangle", "rbrace", "rceil", "rfloor", "rho", "right", "rightarrow", "rvert",
+    "tan", "tanh", "tau", "tbinom", "tfrac", "theta", "tilde", "times", "top", "triangle",
+    "text", "textbf", "textit", "textrm",
+    "varepsilon", "varnothing", "varphi", "vartheta", "vdots", "vec", "vee", "vert",
+})  # fmt: skip
+_EATEN = re.compile(r"([\a\b\f\n\r\t\v])([A-Za-z]+)")
+
+
+def repair_escapes(text: str) -> str:
+    """`\\x0crac{1}{2}` -> `\\frac{1}{2}`, a tab and `ext{cm}` -> `\\text{cm}`: where the command is unambiguous."""
+    return _EATEN.sub(_repaired, text)
+
+
+def _repaired(eaten: re.Match[str]) -> str:
+    command = _ESCAPE_LETTER[eaten.group(1)] + eaten.group(2)
+    return "\\" + command if command in _EATEN_COMMANDS else eaten.group()
+
+
 # ---------------------------------------------------------------- notation slips
 
-_FRACTION = re.compile(r"\\[dtc]?frac(?![A-Za-z])\s*")
+# Commands whose arguments TeX reads unbraced too: two for fractions and binomials, one for a root.
+_TAKES_ARGUMENTS = re.compile(r"\\(?:(?P<two>[dtc]?frac|[dt]?binom)|sqrt)(?![A-Za-z])\s*")
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 _DEGREE_WORDS = re.compile(r"\\text(?:circ|degree)\b|\\(?:text|mathrm)\{\s*\\?circ\s*\}")
 _LOST_DEGREE = re.compile(r"(?<=\d)\s*\^\s*(?:\{\s*\})?\s*$")
@@ -135,14 +170,15 @@ _ORDINAL = re.compile(
 _SPACED_DECIMAL = re.compile(r"^([+-]?\d+)\.\s+(\d+)$")  # `0. 98`
 _BOX = re.compile(r"^\\(?:boxed|fbox)\s*(?=\{)")
 _OPERATOR_SUBSCRIPT = re.compile(r"_\s*(\{\s*)?\\(max|min|text\{\s*(?:max|min)\s*\})(\s*\})?")
+# A period, comma or semicolon alone before a closing bracket (`(1, \\sqrt{2}.]`); `{,}` and `...` are not alone.
+_STRAY_PUNCTUATION = re.compile(r"(?<=[^\s.,;{\\])\s*[.,;]\s*(?=(?:\\right\s*)?(?:[)\]]|\\\}))")
 
 
 def fix_slips(text: str) -> str:
-    """A box inside the box, brace-less fraction arguments, lost or odd degree signs, ordinals, `_{\\max}`."""
+    """A box inside the box, unbraced arguments, lost or odd degree signs, ordinals, `_{\\max}`, stray punctuation."""
     text = _unbox(text)
     text = _SPACED_DECIMAL.sub(r"\1.\2", text)
-    if "frac" in text:
-        text = _brace_fraction_arguments(text)
+    text = _brace_arguments(_STRAY_PUNCTUATION.sub("", text))
     text = _DEGREE_WORDS.sub(r"\\circ", text)
     text = _LOST_DEGREE.sub(r"^\\circ", text)
     text = _ORDINAL.sub(r"\1", text)
@@ -156,25 +192,34 @@ def _unbox(text: str) -> str:
     return text
 
 
-def _brace_fraction_arguments(text: str) -> str:
-    """`\\frac{1+a+b+c}c` -> `\\frac{1+a+b+c}{c}`: each argument a braced group, a command or one character."""
+def _brace_arguments(text: str) -> str:
+    """Arguments as TeX reads them, braced: `\\frac{1+a}c` -> `\\frac{1+a}{c}`, `2\\sqrt\\pi` -> `2\\sqrt{\\pi}`.
+
+    An argument is a braced group (read again inside: `\\frac{\\sqrt\\pi}{2}`), a command or one
+    character, so `\\frac12` is 1/2 and `\\sqrt12` is 2; a root keeps its index (`\\sqrt[3]\\pi`).
+    """
     out, position = [], 0
-    for match in _FRACTION.finditer(text):
+    for match in _TAKES_ARGUMENTS.finditer(text):
         if match.start() < position:
             continue
-        out.append(text[position : match.end()])
-        position = match.end()
-        for _ in range(2):
+        start = match.end()
+        if not match["two"] and text.startswith("[", start):  # a root's index: `\\sqrt[3]`
+            start = max(start, text.find("]", start) + 1)
+        out.append(text[position:start])
+        position = start
+        for _ in range(2 if match["two"] else 1):
             while position < len(text) and text[position] == " ":
                 position += 1
             if position >= len(text):
                 break
             group = _group_end(text, position) if text[position] == "{" else None
-            command = _COMMAND.match(text, position)
-            end = group or (command.end() if command else position + 1)
-            argument = text[position:end]
-            out.append(argument if group else "{" + argument + "}")
-            position = end
+            if group:
+                argument, position = _brace_arguments(text[position + 1 : group - 1]), group
+            else:
+                command = _COMMAND.match(text, position)
+                end = command.end() if command else position + 1
+                argument, position = text[position:end], end
+            out.append("{" + argument + "}")
     out.append(text[position:])
     return "".join(out)
 

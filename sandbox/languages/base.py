@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 
 class RunLimits(Protocol):
@@ -74,6 +74,15 @@ class Language:
     # The language id its test programs run as (MultiPL-E's Go tests are a _test.go file, its D tests unittest
     # blocks): program suites in this language run in that mode.
     tests_run_as: str = ""
+    # Code that prints `{marker}` once a program suite's tests have all run, put after them (`tests_done_at` "end"),
+    # last in the braced body of the last block whose head matches `tests_block` ("block": the C family's main, D's
+    # unittest), or last at the indentation the tests end with ("indented": Haskell's `main = do`). A run that does
+    # not print it ended before its tests did (exit(0) in the program) and fails. Empty where nothing can be put
+    # there: Ruby's and Lua's test libraries end the run themselves; JUnit and Jest order tests their own way (a
+    # passing run of theirs must report one of the reference's tests instead: sandbox/judge.py's program_verdicts).
+    tests_done: str = ""
+    tests_done_at: Literal["end", "block", "indented"] = "end"
+    tests_block: str = r"\b[Mm]ain\s*\("
 
     def main_name(self, code: str) -> str:
         """The program's name, `{main}` in the templates (Java: the public class)."""
@@ -89,6 +98,19 @@ class Language:
         fields["source"] = source
         compile_argv = [part.format(**fields) for part in self.compile] if self.compile else None
         return source, compile_argv, [part.format(**fields) for part in self.run]
+
+    def with_tests_done(self, tests: str, marker: str) -> str | None:
+        """`tests` with the code that prints `marker` after them (tests_done); None where there is no place for it."""
+        if not self.tests_done:
+            return None
+        done = self.tests_done.replace("{marker}", marker)
+        if self.tests_done_at == "end":
+            return f"{tests}\n{done}\n"
+        if self.tests_done_at == "indented":
+            indent = re.match(r"[ \t]*", tests.rstrip().rpartition("\n")[2]).group()
+            return f"{tests.rstrip()}\n{indent}{done}\n" if indent else None
+        where = _end_of_block(tests, self.tests_block)
+        return None if where is None else f"{tests[:where]}\n{done}\n{tests[where:]}"
 
     def fit(self, limits: L) -> L:
         """`limits` with this toolchain's start-up and floors added (what GET /v1/languages reports)."""
@@ -124,3 +146,24 @@ class Language:
         output = (done.stdout + "\n" + done.stderr).splitlines()
         lines = [line.strip() for line in output if line.strip() and "warning" not in line.lower()]  # JVM notices
         return lines[0] if lines else ""
+
+
+# The tokens a C-family brace count must see or skip: strings, character literals and comments, then braces.
+_BRACE_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])\'|//[^\n]*|/\*.*?\*/|[{}]', re.DOTALL)
+_LAST_RETURN = re.compile(r"\breturn\b[^;{}]*;\s*$")
+
+
+def _end_of_block(code: str, head: str) -> int | None:
+    """Where the last statement of the last braced block whose head matches `head` in C-family `code` ends (before
+    its closing brace, or before a `return` that ends it); None when there is no such block."""
+    heads = list(re.finditer(head, code))
+    opening = code.find("{", heads[-1].end()) if heads else -1
+    if opening < 0:
+        return None
+    depth = 0
+    for token in _BRACE_TOKENS.finditer(code, opening):
+        depth += {"{": 1, "}": -1}.get(token.group(), 0)
+        if depth == 0:
+            last_return = _LAST_RETURN.search(code, opening + 1, token.start())
+            return token.start() if last_return is None else last_return.start()
+    return None

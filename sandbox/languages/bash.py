@@ -7,4 +7,5 @@ BASH = Language(
     apt=("bash",),
     version=("/usr/bin/bash", "--version"),
     aliases=("sh", "shell"),
+    tests_done="printf '%s' '{marker}'",
 )

@@ -7,4 +7,6 @@ C = Language(
     run=("./main",),
     apt=("gcc",),
     version=("/usr/bin/gcc", "--version"),
+    tests_done='__builtin_printf("%s", "{marker}");',
+    tests_done_at="block",
 )

@@ -11,4 +11,5 @@ CLOJURE = Language(
     memory_floor_mb=512,
     aliases=("clj",),
     failure_pattern=r"^(FAIL|ERROR) in ",  # clojure.test's report of a failed `is`; the run still exits 0
+    tests_done='(print "{marker}") (flush)',
 )

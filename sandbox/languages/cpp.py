@@ -8,4 +8,6 @@ CPP = Language(
     apt=("g++",),
     version=("/usr/bin/g++", "--version"),
     aliases=("c++", "cxx"),
+    tests_done='__builtin_printf("%s", "{marker}");',
+    tests_done_at="block",
 )

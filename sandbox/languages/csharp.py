@@ -24,4 +24,6 @@ CSHARP = Language(
     env={"MONO_TRACE_LISTENER": "Console.Error"},
     failure_pattern=r"DefaultTraceListener\.Fail|^Unhandled Exception",
     aliases=("cs", "c#"),
+    tests_done='System.Console.WriteLine("{marker}");',
+    tests_done_at="block",
 )

@@ -11,4 +11,8 @@ D = Language(
     binds=("/etc/ldc2.conf",),
     aliases=("dlang",),
     tests_run_as="d_ut",
+    # Last in the last unittest block: with unittests, druntime runs them and not main.
+    tests_done='import std.stdio : write; write("{marker}");',
+    tests_done_at="block",
+    tests_block=r"\bunittest\b",
 )

@@ -12,4 +12,7 @@ D_UT = Language(
     apt=D.apt,
     version=D.version,
     binds=D.binds,
+    tests_done=D.tests_done,
+    tests_done_at=D.tests_done_at,
+    tests_block=D.tests_block,
 )

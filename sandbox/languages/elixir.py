@@ -9,4 +9,5 @@ ELIXIR = Language(
     version=("/usr/bin/elixir", "--short-version"),
     start_s=0.5,
     aliases=("ex", "exs"),
+    tests_done='ExUnit.after_suite(fn _ -> IO.write("{marker}") end)',
 )

@@ -11,4 +11,6 @@ GTEST = Language(
     version=CPP.version,
     needs=("/usr/include/gtest/gtest.h",),
     report="gtest",
+    # GoogleTest runs a file's tests in order
+    tests_done='TEST(JudgeDone, Last) { __builtin_printf("%s", "{marker}"); }',
 )

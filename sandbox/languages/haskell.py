@@ -14,4 +14,6 @@ HASKELL = Language(
     compile_memory_floor_mb=1536,
     compile_floor_s=30.0,
     aliases=("hs",),
+    tests_done='putStr "{marker}"',
+    tests_done_at="indented",  # MultiPL-E's tests end in `main = do`
 )

@@ -32,4 +32,6 @@ JAVA = Language(
     apt=("default-jdk-headless:/usr/bin/javac", "libjavatuples-java"),
     needs=(JAVATUPLES,),
     version=("/usr/bin/java", "-version"),
+    tests_done='System.out.println("{marker}"); System.out.flush();',
+    tests_done_at="block",
 )

@@ -8,4 +8,5 @@ JAVASCRIPT = Language(
     apt=("nodejs:/usr/bin/node",),
     version=("/usr/bin/node", "--version"),
     aliases=("js", "node", "nodejs"),
+    tests_done='process.stdout.write("{marker}");',
 )

@@ -8,4 +8,5 @@ OCAML = Language(
     apt=("ocaml-nox",),
     version=("/usr/bin/ocamlopt", "-version"),
     aliases=("ml",),
+    tests_done='let () = print_string "{marker}"',
 )

@@ -7,4 +7,5 @@ PERL = Language(
     apt=("perl", "libtest-deep-perl"),  # Test::Deep: MultiPL-E's Perl tests
     version=("/usr/bin/perl", "-e", "print qq(perl $^V\\n)"),
     aliases=("pl",),
+    tests_done='print "{marker}";',
 )

@@ -7,4 +7,5 @@ PHP = Language(
     apt=("php-cli",),
     version=("/usr/bin/php", "--version"),
     binds=("/etc/php",),
+    tests_done='echo "{marker}";',
 )

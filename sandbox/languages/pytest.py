@@ -10,4 +10,6 @@ PYTEST = Language(
     needs=("/usr/lib/python3/dist-packages/pytest",),
     report="pytest",
     start_s=0.3,
+    # pytest runs a file's tests in order
+    tests_done='def test_zzz_judge_done():\n    print("{marker}")',
 )

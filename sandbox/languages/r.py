@@ -12,4 +12,5 @@ R = Language(
     open_files_floor=256,
     start_s=0.5,
     address_space_limit=False,
+    tests_done='cat("{marker}")',
 )

@@ -11,4 +11,5 @@ RACKET = Language(
     start_s=0.5,
     aliases=("rkt",),
     stderr_fails=True,  # rackunit reports a failed check on stderr and exits 0
+    tests_done='(display "{marker}")',
 )

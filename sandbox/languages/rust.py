@@ -9,4 +9,7 @@ RUST = Language(
     version=("/usr/bin/rustc", "--version"),
     compile_address_space_limit=False,
     aliases=("rs",),
+    # `;`: the statement before may be the block's tail
+    tests_done=';println!("{marker}");',
+    tests_done_at="block",
 )

@@ -25,4 +25,6 @@ SCALA = Language(
     compile_memory_floor_mb=1536,
     compile_floor_s=30.0,
     stderr_fails=True,  # as MultiPL-E judges Scala's test programs
+    tests_done='println("{marker}")',
+    tests_done_at="block",
 )  # fmt: skip

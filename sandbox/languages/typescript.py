@@ -31,4 +31,5 @@ TYPESCRIPT = Language(
     version=("/usr/bin/node", "-e", "console.log('typescript ' + require('/usr/share/nodejs/typescript').version)"),
     needs=("/usr/share/nodejs/typescript/package.json",),
     aliases=("ts",),
+    tests_done='process.stdout.write("{marker}");',
 )

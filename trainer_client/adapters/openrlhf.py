@@ -16,7 +16,8 @@ paths grade alike:
   that does not answer raises, and OpenRLHF logs the sample without a reward.
 
 Settings come from `REWARD_SERVICE_URL`, `REWARD_SERVICE_PROFILE`, `REWARD_SERVICE_TOKEN`,
-`REWARD_SERVICE_MAX_CONCURRENCY`, read where OpenRLHF runs its rollouts (pass them to Ray in
+`REWARD_SERVICE_MAX_CONCURRENCY` and `REWARD_SERVICE_GROUP_SIZE` (`n_samples_per_prompt`: a prompt's
+samples are its group, which group rewards need whole), read where OpenRLHF runs its rollouts (pass them to Ray in
 `--runtime-env-json '{"env_vars": {...}}'`).
 """
 
