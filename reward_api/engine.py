@@ -32,7 +32,7 @@ from pydantic import ValidationError
 from reward_api.cache import ResultCache, digest, open_result_cache
 from reward_api.config import Config
 from reward_api.graders.base import InvalidItem, Score
-from reward_api.graders.code_reference import run_budget_s
+from reward_api.graders.code_reference import is_code_reference, run_budget_s
 from reward_api.graders.length import (
     cosine_scaled_reward,
     estimate_num_tokens,
@@ -46,6 +46,7 @@ from reward_api.metrics import Metrics
 from reward_api.pool import SOFT_FRACTION, CallOutcome, WorkerPool
 from reward_api.profiles import SECTIONS, Profile
 from reward_api.schemas import RewardItem, RewardResult
+from sandbox.compile_cache import CompileCache
 from sandbox.isolation import Isolation, IsolationUnavailable, Level, prepare
 from sandbox.languages import enabled_languages
 
@@ -169,8 +170,10 @@ class RewardEngine:
             item = RewardItem.model_validate(raw)
         except ValidationError as exc:
             return _Graded(None, status="invalid", item_id=_raw_id(raw), reason=_validation_reason(exc, index))
+        if item.task == "auto":
+            item = item.model_copy(update={"task": "code" if is_code_reference(item.reference) else "math"})
         if item.task not in TASKS:
-            reason = f"items[{index}].task: unknown task {item.task!r}; known: {sorted(TASKS)}"
+            reason = f"items[{index}].task: unknown task {item.task!r}; known: {sorted(TASKS)} or auto"
             return _Graded(item, status="invalid", reason=reason)
         if item.task == "code" and not self.code.available:  # not computed: never a 0 that looks like a failure
             return _Graded(item, status="error", reason=f"items[{index}]: {self.code.detail}")
@@ -353,6 +356,7 @@ def _sandbox_config(config: Config) -> SandboxConfig:
     urls = tuple(url.strip() for url in config.sandbox_urls.split(",") if url.strip())
     if not urls:
         enabled_languages()  # in-process grading serves SANDBOX_LANGUAGES: a typo stops the start, naming it
+        CompileCache.from_env()  # ...and keeps compiles where SANDBOX_COMPILE_CACHE_DIR says: one it cannot use too
     return SandboxConfig(
         urls=urls, token=config.sandbox_auth_token, isolation=config.sandbox_isolation, max_run_s=max_run_s
     )

@@ -62,7 +62,7 @@ class TextGrades:
 
 # The accuracy grader of each task. A task grader reads only what it declares.
 TASKS: dict[str, Callable[[ItemJob], Score]] = {
-    "math": lambda job: grade_math(job.completion, job.reference, job.profile.math),
+    "math": lambda job: grade_math(job.completion, job.reference, job.profile.math, job.prompt),
     "sort": lambda job: grade_sort(job.completion, job.reference, job.prompt),
     "code": lambda job: grade_code(
         job.completion, job.reference, job.profile.code, judge_backend(job.sandbox), job.sandbox.max_run_s

@@ -40,7 +40,10 @@ class RewardItem(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     # The schema lists the tasks; at run time an unknown one makes its item `invalid`, not the batch.
-    task: str = Field(description="Which grader decides accuracy.", json_schema_extra={"enum": sorted(TASKS)})
+    task: str = Field(
+        description="Which grader decides accuracy; `auto`: code when the reference holds tests, else math.",
+        json_schema_extra={"enum": [*sorted(TASKS), "auto"]},
+    )
     completion: str = Field(description="The model's output, as sampled (may hold <think>...</think>).")
     reference: Any = Field(None, description="Task-specific: a math answer; the numbers to sort; ...")
     id: str | int | None = Field(None, description="Echoed back in the result.")

@@ -121,6 +121,10 @@ _HTTP_ERRORS: dict[int, tuple[str, str, str]] = {
     404: ("path", "no such endpoint; the endpoints are listed at /docs", "not_found"),
     405: ("method", "not allowed on this endpoint; see /docs for its method", "method_not_allowed"),
 }
+_TOO_DEEP = (
+    "is nested too deeply to read (JSON arrays and objects about 1,000 levels deep); send it nested less deeply",
+    "too_deep",
+)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -138,11 +142,13 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
         where, msg, kind = _HTTP_ERRORS.get(exc.status_code, ("request", str(exc.detail), "refused"))
+        if exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):  # FastAPI's json.loads gave up
+            msg, kind = _TOO_DEEP
         return error_response(exc.status_code, one_detail([where], msg, kind), exc.headers)
 
 
 _STATUS_MEANINGS: dict[int, str] = {
-    400: "The body could not be read (not UTF-8).",
+    400: "The body could not be read (not UTF-8, or nested too deeply).",
     401: "A bearer token is configured and the request's `Authorization: Bearer <token>` is missing or wrong.",
     408: "The request body did not arrive within the service's body timeout.",
     413: "The request body or its number of items exceeds the service's limit; split it.",

@@ -39,6 +39,7 @@ def as_user_argv(uid: int, argv: list[str], env: dict[str, str] | None = None) -
     variables = (env or {}) | {
         "HOME": str(public / "home"),
         "TMPDIR": str(public / "home"),  # not /tmp: nothing of the user's is left there
+        "SANDBOX_COMPILE_CACHE_DIR": str(public / "home" / "compile-cache"),  # the user's own, as it must be
         "PYTHONPATH": f"{public_site_packages(repo)}:{repo}",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PATH": "/usr/local/bin:/usr/bin:/bin",

@@ -101,6 +101,17 @@ def test_every_refusal_is_the_error_contract_naming_the_field(
         assert response.headers["www-authenticate"] == "Bearer"
 
 
+def test_a_body_nested_too_deeply_says_so(strict: LocalServer) -> None:
+    """Valid UTF-8 JSON 10,000 levels deep: the parser gives up, and the answer says why (not "is it UTF-8?")."""
+    deep = '{"items": ' + "[" * 10_000 + "]" * 10_000 + "}"
+    headers = {"Authorization": f"Bearer {TOKEN}", "content-type": "application/json"}
+    with strict.client() as client:
+        response = client.post("/v1/rewards", content=deep, headers=headers)
+    assert response.status_code == 400, response.text
+    body = ErrorBody.model_validate_json(response.text)
+    assert "nested too deeply" in body.error and body.detail[0].type == "too_deep", body
+
+
 @pytest.mark.parametrize(
     ("profile", "field"),
     [
@@ -199,7 +210,7 @@ def test_openapi_documents_every_status_with_the_error_body(spec: dict[str, Any]
 def test_openapi_names_tasks_presets_components_and_types_every_profile_section(spec: dict[str, Any]) -> None:
     schemas = spec["components"]["schemas"]
     item = schemas["RewardRequest"]["properties"]["items"]["items"]
-    assert item["properties"]["task"]["enum"] == sorted(TASKS)
+    assert item["properties"]["task"]["enum"] == [*sorted(TASKS), "auto"]
     override = schemas["ProfileOverride"]
     assert override["properties"]["weights"]["propertyNames"] == {"enum": list(COMPONENTS)}
     assert override["properties"]["name"]["enum"] == sorted(PRESETS)

@@ -506,6 +506,19 @@ def test_invalid_references_and_missing_code(server: LocalServer) -> None:
     assert "assert tests need Python" in results[5]["details"]["accuracy"]["reason"]
 
 
+def test_task_auto_is_code_when_the_reference_holds_tests(server: LocalServer) -> None:
+    right = fenced("a, b = map(int, input().split())\nprint(a + b)")
+    items = [
+        {"task": "auto", "completion": right, "reference": json.dumps(A_PLUS_B)},  # APPS, as a JSON string
+        {"task": "auto", "completion": right, "reference": [{"input": "1 2\n", "output": "3\n"}]},  # DeepCoder
+        {"task": "auto", "completion": "\\boxed{3}", "reference": "3"},
+        {"task": "auto", "completion": "\\boxed{[1, 2]}", "reference": "[1, 2]"},  # a list, not tests
+    ]
+    results = grade(server, items)
+    assert [(r["status"], r["reward"]) for r in results] == [("ok", 1.0)] * 4, results
+    assert [("language" in r["details"]["accuracy"]) for r in results] == [True, True, False, False]
+
+
 def test_code_and_math_items_in_one_batch(server: LocalServer) -> None:
     right = "a, b = map(int, input().split())\nprint(a + b)"
     items = [
@@ -538,6 +551,15 @@ def test_code_and_math_items_in_one_batch(server: LocalServer) -> None:
 def test_bad_sandbox_settings_stop_the_service(setting: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         RewardEngine(Config(**setting))
+
+
+def test_a_compile_cache_directory_others_can_write_stops_the_service(tmp_path, monkeypatch) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("SANDBOX_COMPILE_CACHE_DIR", str(shared))
+    with pytest.raises(ValueError, match="SANDBOX_COMPILE_CACHE_DIR"):
+        RewardEngine(Config())
 
 
 def test_without_isolation_the_service_grades_the_rest_and_answers_code_error(tmp_path) -> None:

@@ -106,9 +106,9 @@ def test_a_sandbox_lost_twice_is_an_error_not_a_verdict() -> None:
 
 
 def test_a_sandbox_lost_while_compiling_is_an_error() -> None:
-    program = '#include <stdio.h>\nint main(void){ printf("%d\\n", 1 + 1); return 0; }\n'
-    with killing(bwrap_of, os.getpid(), times=None, after_s=0.0) as killed:
-        execution = Executor(compile_cache=None).run("c", program, [Input("")], LIMITS)
+    program = "#include <bits/stdc++.h>\nint main() { std::cout << 2 << std::endl; }\n"  # a second or so of g++
+    with killing(bwrap_of, os.getpid(), times=None, after_s=0.2) as killed:
+        execution = Executor(compile_cache=None).run("cpp", program, [Input("")], LIMITS)
     assert killed and execution.lost and execution.compile is None
     assert "no verdict" in execution.sandbox_error
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from reward_api.graders.math_verifier import endpoint, parse_verdict, verify
+from reward_api.graders.math_verifier import MAX_QUESTION_CHARS, endpoint, parse_verdict, verifier_prompt, verify
 from reward_api.local import LocalServer
 from reward_api.profiles import MathVerifierSettings
 from tests.scrape import metric
@@ -107,6 +107,18 @@ def eventually(read: Callable[[], float], expected: float, timeout_s: float = 30
 )  # fmt: skip
 def test_only_a_bare_true_or_false_is_a_verdict(reply: str, verdict: bool | None) -> None:
     assert parse_verdict(reply) is verdict
+
+
+def test_the_verifier_reads_the_question_as_tinyv_models_were_trained() -> None:
+    asked = verifier_prompt("0.5", "\\frac{1}{2}", "What is half of one?")
+    question, reference = "<question>What is half of one?</question>", "<ground_truth_answer>\\frac{1}{2}"
+    assert f"{question}\n\n{reference}</ground_truth_answer>" in asked
+    assert "<model_answer>0.5</model_answer>" in asked
+    assert "<question>" not in verifier_prompt("0.5", "\\frac{1}{2}", None)
+    assert "<question>" not in verifier_prompt("0.5", "\\frac{1}{2}", "  ")
+    long = "x" * (3 * MAX_QUESTION_CHARS) + " What is half of one?"
+    assert "What is half of one?</question>" in verifier_prompt("0.5", "1/2", long)  # its end, where it asks
+    assert len(verifier_prompt("0.5", "1/2", long)) < 2 * MAX_QUESTION_CHARS
 
 
 @pytest.mark.parametrize(

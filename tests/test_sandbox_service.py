@@ -285,8 +285,10 @@ def test_run_code_as_verl_calls_it(sandbox: LocalServer) -> None:
 
 
 def test_run_code_memory_limit(sandbox: LocalServer) -> None:
+    """Python's MemoryError exits 1, as `python main.py` does under SandboxFusion, with the error on stderr."""
     answer = run_code(sandbox, code="x = bytearray(512 * 1024 * 1024)", language="python", memory_limit_MB=128)
-    assert answer["status"] == "Failed" and answer["run_result"]["return_code"] != 0
+    assert answer["status"] == "Failed" and answer["run_result"]["return_code"] == 1
+    assert "MemoryError" in answer["run_result"]["stderr"]
 
 
 def _result(status: str, return_code: int | None, stderr: str = "") -> dict:

@@ -82,7 +82,7 @@ class ServiceSettings:
             profile=profile,
             token=token or env.get("REWARD_SERVICE_TOKEN") or None,
             max_concurrency=concurrency,
-            group_size=group_size or int(env.get("REWARD_SERVICE_GROUP_SIZE") or 0) or None,
+            group_size=group_size if group_size is not None else _int_or_none(env.get("REWARD_SERVICE_GROUP_SIZE")),
             window_s=cls.window_s if window_s is None else window_s,
         )
         settings.check()
@@ -101,6 +101,10 @@ class ServiceSettings:
         if self.profile and self.profile.lstrip().startswith("{"):
             return json.loads(self.profile)
         return self.profile
+
+
+def _int_or_none(text: str | None) -> int | None:
+    return int(text) if text else None
 
 
 class BatchingClient:

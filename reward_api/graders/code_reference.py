@@ -112,8 +112,8 @@ def parse_reference(reference: object, settings: CodeSettings, max_run_s: float 
 
 
 def is_code_reference(reference: object) -> bool:
-    """Whether `reference` holds tests in a shape parse_reference reads: what makes an item a code item when its
-    task is not given (trainer_client's verl adapter), whatever its data set is called."""
+    """Whether `reference` holds tests in a shape parse_reference reads: what makes an item of task `auto` a code
+    item, whatever its data set is called."""
     try:
         parse_reference(reference, CodeSettings())
     except InvalidItem:

@@ -31,7 +31,9 @@ MAX_ALTERNATIVES = 32  # acceptable answers in one reference list
 Answer = str | int | float
 
 
-def grade_math(completion: str, reference: Answer | list[Answer], settings: MathSettings) -> Score:
+def grade_math(
+    completion: str, reference: Answer | list[Answer], settings: MathSettings, question: str | None = None
+) -> Score:
     refs = normalise_references(reference)
     # Escapes eaten on the way are repaired on both sides, so that damage they share still compares.
     extracted = extract_answer(repair_escapes(completion)) if isinstance(completion, str) else None
@@ -46,7 +48,7 @@ def grade_math(completion: str, reference: Answer | list[Answer], settings: Math
         return Score(1.0, details)
     details["reason"] = verdict.reason or "not equivalent"
     if settings.verifier is not None:  # rules first: only what they reject goes to the verifier model
-        checked = verify(extracted.text, refs[0], settings.verifier)
+        checked = verify(extracted.text, refs[0], settings.verifier, question)
         details |= checked.details()
         if checked.equal:  # why the rules rejected it stays, as `rules`
             details |= {"method": "verifier", "rules": details.pop("reason")}

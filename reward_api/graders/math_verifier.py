@@ -4,9 +4,9 @@ Rules first: `grade_math` asks the verifier only about an answer its rules rejec
 turn a false negative into a pass, never a rule's pass into a fail. It speaks the OpenAI-compatible chat
 API that `vllm serve` serves (`POST {base_url}/v1/chat/completions`); its accuracy is the chosen model's.
 
-- The prompt is ours. TinyV's names the question, but an item carries its completion and reference, not
-  always its question: the model sees the extracted answer and the reference, under TinyV's tag names and
-  closing line (what TinyV models were trained on), and is asked for one word, True or False.
+- The prompt is ours, under TinyV's tag names and closing line (what TinyV models were trained on): the
+  item's question when it has a prompt (TinyV's models read one; at most MAX_QUESTION_CHARS of it), the
+  reference and the extracted answer, and it asks for one word, True or False.
 - The reply is read strictly: that one word (any case, bold or quoted, a final period), after the last
   `</think>` of a thinking model. TinyV reads any reply containing "true" as True ("not true" passes);
   here anything else is `undecided`, and the rules' verdict stands.
@@ -38,13 +38,14 @@ PROMPT = (
     "another order of solutions, other names of variables, a label or units around the value, or a value "
     "that rounds to the reference as written. It is incorrect if it differs in value, misses or adds a "
     "solution, or has a wrong endpoint or bracket.\n\n"
-    "<ground_truth_answer>{reference}</ground_truth_answer>\n\n"
+    "{question}<ground_truth_answer>{reference}</ground_truth_answer>\n\n"
     "<model_answer>{answer}</model_answer>\n\n"
     'Return "True" if the model\'s answer is correct, otherwise return "False".'
 )
 # Answers or references longer than this are not sent: a final answer is short, and a long one would
 # overflow a small verifier's context (its server would refuse the prompt).
 MAX_SENT_CHARS = 2000
+MAX_QUESTION_CHARS = 8000  # a longer question is sent as its start and its end, where the task is usually asked
 MAX_REPLY_BYTES = 1 << 20  # a chat completion of a few tokens is ~1 KB: a longer answer is not a verifier's
 ALARM_MARGIN_S = 0.25  # of the item's deadline, kept to report a verifier that ran out of time
 REPLY_ECHO_CHARS = 80  # of an undecided reply, echoed in details
@@ -77,15 +78,15 @@ class VerifierError(Exception):
     """The verifier gave no reply to read; the message says what went wrong and what to do."""
 
 
-def verify(answer: str, reference: str, settings: MathVerifierSettings) -> Verification:
-    """Ask the verifier model whether `answer` is equivalent to `reference`; never raises."""
-    key = digest(settings.model, settings.base_url, str(settings.max_tokens), answer, reference)
+def verify(answer: str, reference: str, settings: MathVerifierSettings, question: str | None = None) -> Verification:
+    """Ask the verifier model whether `answer` is equivalent to `reference` (for `question`); never raises."""
+    key = digest(settings.model, settings.base_url, str(settings.max_tokens), answer, reference, question or "")
     if (known := _CACHE.get(key)) is not None:
         return dataclasses.replace(known, cached=True)
     if len(answer) > MAX_SENT_CHARS or len(reference) > MAX_SENT_CHARS:
         return Verification(f"error: answer or reference longer than {MAX_SENT_CHARS} characters; not sent")
     try:
-        reply = ask(PROMPT.format(answer=answer, reference=reference), settings)
+        reply = ask(verifier_prompt(answer, reference, question), settings)
     except VerifierError as exc:
         return Verification(f"error: {exc}")
     decided = parse_verdict(reply)
@@ -96,6 +97,17 @@ def verify(answer: str, reference: str, settings: MathVerifierSettings) -> Verif
     _CACHE.max_entries = settings.cache_size  # the profile's bound; 0 keeps nothing
     _CACHE.put(key, outcome, 0)
     return outcome
+
+
+def verifier_prompt(answer: str, reference: str, question: str | None) -> str:
+    """The one user message the verifier reads."""
+    asked = ""
+    if question and question.strip():
+        if len(question) > MAX_QUESTION_CHARS:
+            half = MAX_QUESTION_CHARS // 2
+            question = f"{question[:half]} [...] {question[-half:]}"
+        asked = f"<question>{question.strip()}</question>\n\n"
+    return PROMPT.format(question=asked, reference=reference, answer=answer)
 
 
 def parse_verdict(reply: str) -> bool | None:

@@ -7,7 +7,6 @@ from collections import Counter
 from collections.abc import Sequence
 
 from reward_api.compat import not_computed, text_of
-from reward_api.graders.code_reference import is_code_reference
 from trainer_client.client import RewardResult
 
 __all__ = ["FAILURES", "report_failures", "task_for", "text_of"]
@@ -19,15 +18,13 @@ _CODE_SOURCES = ("code", "apps", "taco", "livecodebench", "humaneval", "mbpp", "
 FAILURES: Counter[tuple[str, str]] = Counter()
 
 
-def task_for(reference: object, data_source: str | None) -> str:
-    """The task of an item that names none (verl names data sets, not tasks), from what the item is: a reference
-    holding tests is code, whatever its data set is called (primeintellect, lcbv5, open-r1's verifiable coding
-    problems). The name is only a hint: a code-sounding data set whose reference holds no tests goes to the code
-    grader too, which answers `invalid` saying what the reference lacks; everything else is math."""
-    if is_code_reference(reference):
-        return "code"
+def task_for(data_source: str | None) -> str:
+    """The task of a verl item that names none (verl names data sets, not tasks): `code` for a code-sounding data
+    set (a reference without tests is then `invalid`, saying what it lacks), else `auto`: the service decides from
+    what the reference is (tests in any shape mean code, whatever the data set is called: primeintellect, lcbv5,
+    open-r1's verifiable coding problems), and the rest is math."""
     source = (data_source or "").lower()
-    return "code" if any(name in source for name in _CODE_SOURCES) else "math"
+    return "code" if any(name in source for name in _CODE_SOURCES) else "auto"
 
 
 def report_failures(results: Sequence[RewardResult], source: str) -> None:

@@ -13,8 +13,9 @@ which TRL leaves out of the group baseline and gives a zero advantage.
   content, so `format` and `language` see the chain of thought that TRL's response parser split off.
 - `completion_ids` give each item's exact `num_tokens`; the samples of one prompt, which TRL lays out
   contiguously, share a `group` (cut every `num_generations` samples when given) for `kimi_length`.
-- Each function has its own `__name__`, `reward_service_<profile>_<task>` (then `_2`, `_3`, ...), which
-  TRL uses for its `rewards/<name>/mean` metrics; the components go to `log_metric` as
+- Each function has its own `__name__`, `reward_service_<profile>_<task>`, which TRL uses for its
+  `rewards/<name>/mean` metrics: the same in every run, with `_2`, `_3`, ... only while another live
+  function has the name (two with the same settings in one trainer); the components go to `log_metric` as
   `rewards/<name>/<component>` with `rewards/<name>/not_computed`, the fraction of samples graded None.
 - The functions are picklable callable instances (AsyncGRPOTrainer scores in a spawned process): they
   carry only their settings and take the process's shared batching client when called.
@@ -22,10 +23,11 @@ which TRL leaves out of the group baseline and gives a zero advantage.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import uuid
-from collections import Counter
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,7 +35,7 @@ from trainer_client.adapters.common import report_failures, text_of
 from trainer_client.batching import ServiceSettings, shared_client
 from trainer_client.client import RewardResult
 
-_NAMES_TAKEN: Counter[str] = Counter()
+_LIVE_NAMES: weakref.WeakValueDictionary[str, _RewardFunction] = weakref.WeakValueDictionary()
 
 
 def completion_text(completion: Any) -> str:
@@ -68,13 +70,16 @@ def group_ids(prompts: Sequence[Any], num_generations: int | None = None) -> lis
     return ids
 
 
-def _unique_name(settings: ServiceSettings, task: str) -> str:
+def _unique_name(function: _RewardFunction, settings: ServiceSettings, task: str) -> str:
+    """`reward_service_<profile>_<task>`, suffixed only while a live function holds that name: a trainer made
+    again in the same process (a sweep, a notebook) logs under the same names."""
     profile = settings.profile or "default"
     if profile.lstrip().startswith("{"):
         profile = json.loads(profile).get("name", "custom")
     base = re.sub(r"\W+", "_", f"reward_service_{profile}_{task}")
-    _NAMES_TAKEN[base] += 1
-    return base if _NAMES_TAKEN[base] == 1 else f"{base}_{_NAMES_TAKEN[base]}"
+    name = next(name for n in itertools.count(1) if (name := base if n == 1 else f"{base}_{n}") not in _LIVE_NAMES)
+    _LIVE_NAMES[name] = function
+    return name
 
 
 class _RewardFunction:
@@ -98,7 +103,7 @@ class _RewardFunction:
         self.settings = ServiceSettings.resolve(
             urls=urls, profile=profile, token=token, max_concurrency=max_concurrency
         )
-        self.__name__ = name or _unique_name(self.settings, task)  # TRL names metrics and columns after it
+        self.__name__ = name or _unique_name(self, self.settings, task)  # TRL names metrics and columns after it
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.__name__!r}, urls={list(self.settings.urls)})"

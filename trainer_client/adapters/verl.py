@@ -81,8 +81,7 @@ def service_item(
     extra = extra_info or {}
     source = plain(data_source)
     reference = plain(ground_truth)
-    item: dict[str, Any] = {"task": task or task_for(reference, source), "completion": solution_str}
-    item["reference"] = reference
+    item: dict[str, Any] = {"task": task or task_for(source), "completion": solution_str, "reference": reference}
     if isinstance(reference, dict) and "task" in reference:
         item |= {"task": reference["task"], "reference": reference.get("reference", reference)}
     prompt = next((extra[key] for key in _PROMPT_KEYS if extra.get(key) is not None), None)
