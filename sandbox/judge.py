@@ -217,6 +217,17 @@ def _failure(
     return TestVerdict(Verdict.RUNTIME_ERROR, time_s, f"{how}: {_tail(result.stderr)}".rstrip(": "))
 
 
+def _tests_finished(lang: Language, tests_code: str, result: ProcessResult, done: str | None) -> bool:
+    """Whether the run shows that its tests all ran: the marker `done` they print after them, or the summary the
+    language's test library prints (Language.tests_summary) when the tests use that library."""
+    output = result.stdout + result.stderr
+    if done is not None:
+        return done in output
+    if lang.tests_summary is not None and lang.tests_summary[0] in tests_code:
+        return re.search(lang.tests_summary[1], output) is not None
+    return True
+
+
 def program_verdicts(
     lang: Language, tests_code: str, result: ProcessResult, done: str | None = None
 ) -> list[TestVerdict]:
@@ -225,7 +236,7 @@ def program_verdicts(
     print once they have all run: Language.tests_done), a run that exits cleanly without it fails whole, whatever
     it printed of its tests."""
     whole = _failure(result, _TEST_FAILURE, in_stdout=True) or TestVerdict(Verdict.ACCEPTED, result.wall_s)
-    if whole.verdict is Verdict.ACCEPTED and done is not None and done not in result.stdout + result.stderr:
+    if whole.verdict is Verdict.ACCEPTED and not _tests_finished(lang, tests_code, result, done):
         return [TestVerdict(Verdict.WRONG_ANSWER, result.wall_s, "the program ended before its tests did")]
     if whole.verdict is Verdict.ACCEPTED and lang.stderr_fails and result.stderr.strip():
         whole = TestVerdict(Verdict.WRONG_ANSWER, result.wall_s, f"wrote to stderr: {_tail(result.stderr)}")

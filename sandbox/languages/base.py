@@ -78,11 +78,16 @@ class Language:
     # last in the braced body of the last block whose head matches `tests_block` ("block": the C family's main, D's
     # unittest), or last at the indentation the tests end with ("indented": Haskell's `main = do`). A run that does
     # not print it ended before its tests did (exit(0) in the program) and fails. Empty where nothing can be put
-    # there: Ruby's and Lua's test libraries end the run themselves; JUnit and Jest order tests their own way (a
-    # passing run of theirs must report one of the reference's tests instead: sandbox/judge.py's program_verdicts).
+    # there: Ruby's and Lua's test libraries end the run themselves (their summary stands in: tests_summary); JUnit
+    # and Jest order tests their own way (a passing run of theirs must report one of the reference's tests instead:
+    # sandbox/judge.py's program_verdicts).
     tests_done: str = ""
     tests_done_at: Literal["end", "block", "indented"] = "end"
     tests_block: str = r"\b[Mm]ain\s*\("
+    # Where the test library ends the run itself (tests_done empty): (what the tests' code calls it by, the summary
+    # it prints once every test has run). A clean run of such tests without the summary ended before they did
+    # (LuaUnit runs inside `os.exit(...)`, Ruby's test/unit at exit, which `exit!` skips).
+    tests_summary: tuple[str, str] | None = None
 
     def main_name(self, code: str) -> str:
         """The program's name, `{main}` in the templates (Java: the public class)."""
