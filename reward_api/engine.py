@@ -17,6 +17,7 @@ The HTTP app and the offline CLI both drive this class.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import math
@@ -89,6 +90,14 @@ class _Graded:
     seconds: float = 0.0  # in a grading worker
     queued_seconds: float = 0.0  # waiting for one
     group: dict[str, Any] | None = None  # the group a group component was computed over (details.group)
+
+    @functools.cached_property
+    def tokens(self) -> int:
+        """The completion's length in tokens: the item's `num_tokens`, else estimated from its text (once: each
+        length component reads it)."""
+        if self.item is None:
+            return 0
+        return self.item.num_tokens if self.item.num_tokens is not None else estimate_num_tokens(self.item.completion)
 
 
 @dataclass(frozen=True)
@@ -279,7 +288,7 @@ class RewardEngine:
         """kimi_length over each item's group: the request's items sharing its `group`, or, with `group_size`, the
         whole group however many requests it came in (reward_api/groups.py); an incomplete one is `timeout`."""
         for members in _request_groups(graded).values():
-            values = _kimi_values([Member(_length(graded[i]), _correct(graded[i], profile)) for i in members])
+            values = _kimi_values([Member(graded[i].tokens, _correct(graded[i], profile)) for i in members])
             for i, value in zip(members, values, strict=True):
                 out[i]["kimi_length"] = min(value, _bonus_ceiling(graded[i]))
                 if graded[i].item is not None and graded[i].item.group is not None:
@@ -291,7 +300,7 @@ class RewardEngine:
             self.groups.join(
                 (profile_key, json.dumps(graded[i].item.group, sort_keys=True, default=str)),
                 graded[i].item.group_size,
-                Member(_length(graded[i]), _correct(graded[i], profile)),
+                Member(graded[i].tokens, _correct(graded[i], profile)),
             )
             for i in sized
         ))  # fmt: skip
@@ -418,9 +427,9 @@ def _length_components(graded: Sequence[_Graded], profile: Profile) -> list[dict
     settings = profile.length
     for i, g in enumerate(graded):
         if "overlong" in profile.weights:
-            out[i]["overlong"] = soft_overlong_punishment(_length(g), settings.max_length, settings.cache_length)
+            out[i]["overlong"] = soft_overlong_punishment(g.tokens, settings.max_length, settings.cache_length)
         if "cosine" in profile.weights:
-            out[i]["cosine"] = min(cosine_scaled_reward(_correct(g, profile), _length(g), settings), _bonus_ceiling(g))
+            out[i]["cosine"] = min(cosine_scaled_reward(_correct(g, profile), g.tokens, settings), _bonus_ceiling(g))
     return out
 
 
@@ -447,11 +456,3 @@ def _request_groups(graded: Sequence[_Graded]) -> dict[Any, list[int]]:
         group = g.item.group if g.item else None
         groups[("group", group) if group is not None else ("alone", i)].append(i)
     return groups
-
-
-def _length(graded: _Graded) -> int:
-    """The completion's length in tokens: the item's `num_tokens`, else estimated from its text."""
-    item = graded.item
-    if item is None:
-        return 0
-    return item.num_tokens if item.num_tokens is not None else estimate_num_tokens(item.completion)

@@ -238,60 +238,44 @@ class Executor:
         if (too_large := source_size_error(code)) is not None:  # the program's fault: a failed compile
             return Execution(compile=ProcessResult("exited", exit_code=1, stderr=too_large), tests=[None] * len(tests))
         job = _job(lang, code, tests, limits, max(1, min(self.parallel, len(tests) or 1)), self._rlimits_only)
+        run = _Run(lang, job, len(tests), limits, on_result, cancel or Cancel())
         if self.compile_cache is None or not job["compile"]:
-            return self._execute(lang, job, len(tests), limits, on_result, cancel)
-        return self._run_with_cache(self.compile_cache, lang, job, len(tests), limits, on_result, cancel)
+            return self._execute(run)
+        return self._run_with_cache(self.compile_cache, run)
 
-    def _run_with_cache(
-        self,
-        cache: CompileCache,
-        lang: Language,
-        job: dict[str, Any],
-        count: int,
-        limits: Limits,
-        on_result: Callable[[int, ProcessResult], bool] | None,
-        cancel: Cancel | None,
-    ) -> Execution:
+    def _run_with_cache(self, cache: CompileCache, run: _Run) -> Execution:
         """A compiled language's run: compiled here and kept, or with the kept compile's files (or error)."""
-        with cache.claim(cache.key(lang, job, limits.disk_mb, limits.processes), limits.compile_s) as claim:
+        job, limits = run.job, run.limits
+        with cache.claim(cache.key(run.lang, job, limits.disk_mb, limits.processes), limits.compile_s) as claim:
             if claim.found is None:
                 job["pack_bytes"] = cache.max_entry_bytes
-                execution = self._execute(lang, job, count, limits, on_result, cancel, claim)
+                execution = self._execute(run, claim)
                 execution.details["compile_cache"] = "miss"
                 return execution
         if claim.found.ok:
             job["compile"] = None
             job["files"] |= claim.found.artifacts
-            execution = self._execute(lang, job, count, limits, on_result, cancel)
+            execution = self._execute(run)
         else:
-            execution = Execution(compile=None, tests=[None] * count)
+            execution = Execution(compile=None, tests=[None] * run.count)
         if execution.compile is None:  # else the runner's own (the files did not fit the disk)
             execution.compile = ProcessResult.from_runner(claim.found.result)
         execution.details["compile_cache"] = "hit"
         return execution
 
-    def _execute(
-        self,
-        lang: Language,
-        job: dict[str, Any],
-        count: int,
-        limits: Limits,
-        on_result: Callable[[int, ProcessResult], bool] | None,
-        cancel: Cancel | None,
-        claim: Claim | None = None,
-    ) -> Execution:
+    def _execute(self, run: _Run, claim: Claim | None = None) -> Execution:
+        job, limits, cancel = run.job, run.limits, run.cancel
         size = SandboxSize(
             memory_mb=limits.memory_mb * job["parallel"] + _RUNNER_OVERHEAD_MB,
             compile_memory_mb=limits.compile_memory_mb + _RUNNER_OVERHEAD_MB if _compiles(job) else 0,
             pids=limits.processes,
             disk_mb=limits.disk_mb,
         )
-        cancel = cancel or Cancel()
         for attempt in (1, 2):
-            with _Sandbox(self.level, size, _BASE_ENV | lang.env, lang.binds) as sandbox:
+            with _Sandbox(self.level, size, _BASE_ENV | run.lang.env, run.lang.binds) as sandbox:
                 cancel.attach(sandbox)
                 try:
-                    execution = sandbox.run(job, count, limits.total_s, on_result, claim)
+                    execution = sandbox.run(job, run.count, limits.total_s, run.on_result, claim)
                 finally:
                     cancel.attach(None)
             execution.leftover_processes = sandbox.leftovers
@@ -309,6 +293,18 @@ class Executor:
     def _rlimits_only(self) -> bool:
         """No cgroup bounds the run: the runner bounds processes and memory with rlimits."""
         return self.level.isolation is not Isolation.NONE and self.level.cgroups is None
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One call of Executor.run, as its steps pass it on."""
+
+    lang: Language
+    job: dict[str, Any]  # what the runner gets (_job); a cached compile changes its files and compile step
+    count: int  # tests
+    limits: Limits
+    on_result: Callable[[int, ProcessResult], bool] | None
+    cancel: Cancel
 
 
 def _job(

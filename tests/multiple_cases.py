@@ -52,6 +52,33 @@ class MultiplECase:
 
 NAME = "HumanEval_0_has_close_elements"
 
+# MultiPL-E's JavaScript and TypeScript rows share their tests (TypeScript's declares `require`) and answers.
+_JS_TESTS = (
+    "const assert = require('node:assert');\n"
+    "\n"
+    "\n"
+    "function test() {\n"
+    "  let candidate = has_close_elements;\n"
+    "  assert.deepEqual(candidate([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3),true);\n"
+    "  assert.deepEqual(candidate([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.05),false);\n"
+    "  assert.deepEqual(candidate([1.0, 2.0, 5.9, 4.0, 5.0], 0.95),true);\n"
+    "  assert.deepEqual(candidate([1.0, 2.0, 5.9, 4.0, 5.0], 0.8),false);\n"
+    "  assert.deepEqual(candidate([1.0, 2.0, 3.0, 4.0, 5.0, 2.0], 0.1),true);\n"
+    "  assert.deepEqual(candidate([1.1, 2.2, 3.1, 4.1, 5.1], 1.0),true);\n"
+    "  assert.deepEqual(candidate([1.1, 2.2, 3.1, 4.1, 5.1], 0.5),false);\n"
+    "}\n"
+    "\n"
+    "test();"
+)
+_JS_RIGHT = (
+    "  for (let i = 0; i < numbers.length; i++)\n"
+    "    for (let j = i + 1; j < numbers.length; j++)\n"
+    "      if (Math.abs(numbers[i] - numbers[j]) < threshold) return true;\n"
+    "  return false;\n"
+    "}"
+)
+_JS_WRONG = "  return false;\n}"
+
 
 CASES: list[MultiplECase] = [
     MultiplECase(
@@ -315,31 +342,9 @@ CASES: list[MultiplECase] = [
             "// true\n"
             "function has_close_elements(numbers, threshold){\n"
         ),
-        tests=(
-            "const assert = require('node:assert');\n"
-            "\n"
-            "\n"
-            "function test() {\n"
-            "  let candidate = has_close_elements;\n"
-            "  assert.deepEqual(candidate([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3),true);\n"
-            "  assert.deepEqual(candidate([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.05),false);\n"
-            "  assert.deepEqual(candidate([1.0, 2.0, 5.9, 4.0, 5.0], 0.95),true);\n"
-            "  assert.deepEqual(candidate([1.0, 2.0, 5.9, 4.0, 5.0], 0.8),false);\n"
-            "  assert.deepEqual(candidate([1.0, 2.0, 3.0, 4.0, 5.0, 2.0], 0.1),true);\n"
-            "  assert.deepEqual(candidate([1.1, 2.2, 3.1, 4.1, 5.1], 1.0),true);\n"
-            "  assert.deepEqual(candidate([1.1, 2.2, 3.1, 4.1, 5.1], 0.5),false);\n"
-            "}\n"
-            "\n"
-            "test();"
-        ),
-        right=(
-            "  for (let i = 0; i < numbers.length; i++)\n"
-            "    for (let j = i + 1; j < numbers.length; j++)\n"
-            "      if (Math.abs(numbers[i] - numbers[j]) < threshold) return true;\n"
-            "  return false;\n"
-            "}"
-        ),
-        wrong="  return false;\n}",
+        tests=_JS_TESTS,
+        right=_JS_RIGHT,
+        wrong=_JS_WRONG,
     ),
     MultiplECase(
         language="lua",
@@ -775,32 +780,9 @@ CASES: list[MultiplECase] = [
             "// true\n"
             "function has_close_elements(numbers: number[], threshold: number): boolean {\n"
         ),
-        tests=(
-            "declare var require: any;\n"
-            "const assert = require('node:assert');\n"
-            "\n"
-            "\n"
-            "function test() {\n"
-            "  let candidate = has_close_elements;\n"
-            "  assert.deepEqual(candidate([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3),true);\n"
-            "  assert.deepEqual(candidate([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.05),false);\n"
-            "  assert.deepEqual(candidate([1.0, 2.0, 5.9, 4.0, 5.0], 0.95),true);\n"
-            "  assert.deepEqual(candidate([1.0, 2.0, 5.9, 4.0, 5.0], 0.8),false);\n"
-            "  assert.deepEqual(candidate([1.0, 2.0, 3.0, 4.0, 5.0, 2.0], 0.1),true);\n"
-            "  assert.deepEqual(candidate([1.1, 2.2, 3.1, 4.1, 5.1], 1.0),true);\n"
-            "  assert.deepEqual(candidate([1.1, 2.2, 3.1, 4.1, 5.1], 0.5),false);\n"
-            "}\n"
-            "\n"
-            "test();"
-        ),
-        right=(
-            "  for (let i = 0; i < numbers.length; i++)\n"
-            "    for (let j = i + 1; j < numbers.length; j++)\n"
-            "      if (Math.abs(numbers[i] - numbers[j]) < threshold) return true;\n"
-            "  return false;\n"
-            "}"
-        ),
-        wrong="  return false;\n}",
+        tests="declare var require: any;\n" + _JS_TESTS,  # the JavaScript rows' tests, typed
+        right=_JS_RIGHT,
+        wrong=_JS_WRONG,
     ),
     MultiplECase(
         language="hs",
