@@ -44,6 +44,7 @@ _MEMORY_MARKERS = (
     "runtime: out of memory",
     "fatal error: out of memory",
     "Cannot allocate memory",
+    "Native memory allocation",  # the JVM's own malloc failing ("insufficient memory for the Java Runtime")
 )
 
 

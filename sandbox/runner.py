@@ -73,10 +73,24 @@ class CFunction(_ctypes.CFuncPtr):  # ctypes.CFUNCTYPE(c_int, use_errno=True)
     _restype_ = CInt
 
 
-def make_non_dumpable():
+def set_dumpable(dumpable):
     prctl = CFunction(_ctypes.dlsym(_ctypes.dlopen(None, 0), "prctl"))
-    if prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
-        raise OSError(_ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+    if prctl(PR_SET_DUMPABLE, int(dumpable), 0, 0, 0) != 0:
+        raise OSError(_ctypes.get_errno(), f"prctl(PR_SET_DUMPABLE, {int(dumpable)}) failed")
+
+
+def prefer_for_oom_kill():
+    """Make this child the OOM killer's first choice over the runner: a test that fills the run's memory is
+    killed (a memory verdict), not the runner that would report it. Raising one's own score needs no privilege,
+    but a non-dumpable process's /proc files belong to root: dumpable for the write only, before any test code."""
+    set_dumpable(True)
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")
+    except OSError:
+        pass  # no /proc: the verdict then falls back on the run's OOM count
+    finally:
+        set_dumpable(False)
 
 
 def set_limits(limits, address_space):
@@ -129,6 +143,7 @@ def spawn(spec, limits):
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
             os.closerange(3, 65536)
+            prefer_for_oom_kill()
             set_limits(limits, spec["address_space"])
             if spec.get("python_compile"):
                 compile_python(*spec["python_compile"], limits)
@@ -718,7 +733,7 @@ def lower_session_priority():
 
 
 def main():
-    make_non_dumpable()
+    set_dumpable(False)
     lower_session_priority()
     job = read_job(0)
     if job["processes"]:
