@@ -93,7 +93,11 @@ lint: $(DEV_STAMP)
 bench: $(DEV_STAMP)
 	$(BIN)/python bench/math_throughput.py
 	$(BIN)/python bench/math_hard_forms.py
+	$(BIN)/python bench/math_hard_throughput.py
+	$(BIN)/python bench/front_cpu.py --ray
 	$(BIN)/python bench/code_throughput.py --http
+	$(BIN)/python bench/sandbox_phases.py
+	$(BIN)/python bench/cache_soak.py
 	$(BIN)/python bench/adapter_throughput.py
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/scale.py

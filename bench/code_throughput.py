@@ -73,6 +73,9 @@ from tests.test_sandbox_languages import NOT_STDIO, PROGRAMS
 
 LIMITS = Limits(time_s=2)
 RESULT_MARKER = "\n<<<baseline-result>>>"
+# The call harness reads the program's names through the sandbox runner's `__judge__` (sandbox/runner.py's
+# Harness): a plain interpreter gets a stand-in that hands it the module's globals.
+PLAIN_JUDGE = "class __judge__:\n    program = globals()\n"
 BASELINE = "baseline (plain subprocess)"
 Work = list[tuple[str, Suite]]  # (code, suite) per submission
 
@@ -99,7 +102,7 @@ def _run_plain(code: str, suite: Suite, test: StdioTest | CallTest, flags: tuple
     program = (
         code
         if isinstance(test, StdioTest)
-        else code + "\n" + call_harness(suite.fn_name or "", test.args, RESULT_MARKER)
+        else code + "\n" + PLAIN_JUDGE + call_harness(suite.fn_name or "", test.args, RESULT_MARKER)
     )
     stdin = test.input if isinstance(test, StdioTest) else ""
     try:

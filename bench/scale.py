@@ -34,7 +34,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from tqdm import tqdm
@@ -47,6 +47,9 @@ from proc_tree import CLOCK_TICKS, descendants, processes
 from reward_api.local import LocalServer
 from tests.compose_stack import ComposeStack
 from trainer_client.client import RewardClient
+
+if TYPE_CHECKING:  # Ray is optional: only its phase imports it
+    from reward_api.ray_serve import LocalServeCluster
 
 REPLICAS = ["reward-api-1", "reward-api-2", "reward-api-3"]
 LATENCY_REQUESTS = 200  # one-item requests timed one after another, direct and through the balancer
@@ -177,12 +180,17 @@ def through_ray_serve(args: argparse.Namespace, settings: dict[str, str]) -> Row
 
     tqdm.write("starting a local Ray cluster and deploying the service (a minute or more on a busy machine) ...")
     with local_serve_cluster(replicas=RAY_REPLICAS, cpus_per_replica=args.workers, settings=settings) as cluster:
-        # Its daemons (GCS, raylets, dashboard) name the cluster's temporary folder; the Serve controller, proxies
-        # and replicas are the raylets' workers, so their trees hold everything the cluster spends.
-        folder = str(cluster.config_path.parent).encode()
-        daemons = [pid for pid, process in processes().items() if folder in process.cmdline]
         setup = f"Ray Serve -> {RAY_REPLICAS} replica(s)"
-        return measure(f"ray{RAY_REPLICAS}", setup, cluster.url, daemons, args.workers * RAY_REPLICAS, 6, args)
+        pids = ray_cluster_pids(cluster)
+        return measure(f"ray{RAY_REPLICAS}", setup, cluster.url, pids, args.workers * RAY_REPLICAS, 6, args)
+
+
+def ray_cluster_pids(cluster: LocalServeCluster) -> list[int]:
+    """The roots of a local Ray cluster's process trees: its daemons (GCS, raylets, dashboard) name the cluster's
+    temporary folder; the Serve controller, proxies and replicas are the raylets' workers, so the daemons' trees
+    hold everything the cluster spends."""
+    folder = str(cluster.config_path.parent).encode()
+    return [pid for pid, process in processes().items() if folder in process.cmdline]
 
 
 # ------------------------------------------------------------------------------ report

@@ -6,10 +6,12 @@ the worker pool, then add length components and combine everything into rewards.
 
 An item waits for a worker at most `queue_timeout_s` from its batch's arrival, then has
 its deadline in the worker. An item that looks costly (`grading.looks_costly`: integrals,
-long sums, huge texts) waits for the pool's low-priority heavy lane instead. Identical items in flight share
-one worker call, which is cancelled when every request waiting for it is gone (a
-client that disconnects stops its work). An item that burnt its whole deadline in
-CPU is remembered as a timeout, so a trainer resending it costs nothing.
+long sums, huge texts) waits for the pool's low-priority heavy lane instead. The others go to the pool
+in chunks (`WorkerPool.call_many`: one message per worker for many items, each keeping its own deadline):
+for cheap items the round trip per item cost more than grading them. A batch is walked in plain loops, with
+no task per item, for the same reason. Identical items in flight share one worker call, which is cancelled
+when every request waiting for it is gone (a client that disconnects stops its work). An item that burnt
+its whole deadline in CPU is remembered as a timeout, so a trainer resending it costs nothing.
 
 The HTTP app and the offline CLI both drive this class.
 """
@@ -23,14 +25,14 @@ import logging
 import math
 import threading
 import time
-from collections import defaultdict
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from reward_api.cache import ResultCache, digest, open_result_cache
+from reward_api.cache import ProcessCache, ResultCache, digest, open_result_cache
 from reward_api.config import Config
 from reward_api.graders.base import InvalidItem, Score
 from reward_api.graders.code_reference import is_code_reference, run_budget_s
@@ -62,6 +64,11 @@ REMEMBER_TIMEOUT_CPU_SHARE = 0.5
 VERIFIER_LOG_EVERY_S = 60.0
 # A replaced worker is reaped by the forkserver; its runs' cgroups are swept after this.
 SWEEP_AFTER_RESTART_S = 1.0
+# Most cheap items one pool message carries to a worker: enough that the message costs little per item, few enough
+# that a batch spreads over every worker and a chunk's last item does not wait long behind its first.
+CHUNK_ITEMS = 32
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -70,11 +77,31 @@ class _SharedCall:
 
     task: asyncio.Future[CallOutcome]
     waiters: int = 0
+    chunk: _ChunkCall | None = None  # the pool call that answers it, when it went with other items
+
+    @property
+    def done(self) -> asyncio.Future[Any]:
+        """What to wait for: the call, or its chunk's pool call (which answers its items before their waiters wake:
+        one wake-up per chunk, not per item)."""
+        return self.task if self.chunk is None else self.chunk.task
 
     @property
     def cancelling(self) -> bool:
         """Every waiter left and the call was cancelled: a new request for the item needs a call of its own."""
         return self.waiters == 0 and (self.task.cancelled() or not self.task.done())
+
+
+@dataclass(eq=False)
+class _ChunkCall:
+    """One pool call for many items (WorkerPool.call_many), cancelled when no request waits for any of them."""
+
+    task: asyncio.Task[list[CallOutcome]]
+    wanted: int  # its items some request still waits for
+
+    def abandon(self) -> None:
+        self.wanted -= 1
+        if self.wanted == 0:
+            self.task.cancel()
 
 
 @dataclass
@@ -101,6 +128,25 @@ class _Graded:
 
 
 @dataclass(frozen=True)
+class _BatchSettings:
+    """What every item of a batch shares, made once per batch: its text components, the profile's part of keys."""
+
+    components: tuple[str, ...]
+    profile_key: str
+
+
+@dataclass(frozen=True)
+class _Job:
+    """An item on its way to a worker: its place in the batch, what the worker grades, its cache key and deadline."""
+
+    index: int
+    item: RewardItem
+    job: ItemJob
+    key: bytes
+    deadline_s: float
+
+
+@dataclass(frozen=True)
 class CodeGrading:
     """Whether this service can grade code, where, and at which isolation level (README "Isolation levels")."""
 
@@ -118,7 +164,10 @@ class RewardEngine:
         self.metrics = metrics or Metrics()
         self.metrics.code_grading.labels(self.code.isolation).set(int(self.code.available))
         self.cache: ResultCache[TextGrades] = open_result_cache(config, self.metrics)
+        self._cache_in_process = isinstance(self.cache, ProcessCache)
+        self._grading_seconds = functools.cache(self.metrics.grading_seconds.labels)  # a lookup per item, not a lock
         self._in_flight: dict[bytes, _SharedCall] = {}
+        self._chunk_calls: set[asyncio.Task[list[CallOutcome]]] = set()  # each answers its items' shared calls
         self._verifier_log_after = 0.0  # time.monotonic() after which a failed math verifier is logged again
         self._verifier_unlogged = 0
         self.pool = WorkerPool(
@@ -159,64 +208,100 @@ class RewardEngine:
 
     async def grade(self, raw_items: Sequence[Any], profile: Profile) -> list[RewardResult]:
         arrived = time.monotonic()
-        graded = await asyncio.gather(*(self._grade_one(raw, i, profile, arrived) for i, raw in enumerate(raw_items)))
+        settings = _BatchSettings(profile.text_components(), _profile_key(profile))
+        graded: list[_Graded] = []
+        jobs: list[_Job] = []
+        for index, raw in enumerate(raw_items):
+            try:
+                answered, job = self._prepare(raw, index, profile, settings)
+            except Exception as exc:
+                answered, job = _internal_error(index, exc, _raw_id(raw)), None
+            graded.append(answered)
+            if job is not None:
+                jobs.append(job)
+        misses = await self._answer_from_cache(jobs, graded)
+        calls = await self._call_all(misses, wait_until=arrived + self.config.queue_timeout_s)
+        settled = await self._each([self._settle(job, call) for job, call in zip(misses, calls, strict=True)])
+        for job, answered in zip(misses, settled, strict=True):
+            graded[job.index] = answered
         lengths = _length_components(graded, profile)
         if "kimi_length" in profile.weights:
             await self._group_components(graded, profile, lengths)
-        return [self._result(g, lengths[i], profile) for i, g in enumerate(graded)]
+        names = _reported_components(profile)
+        results = [self._result(g, lengths[i], profile, names) for i, g in enumerate(graded)]
+        for (task, status), count in Counter(map(_item_labels, graded)).items():  # once per label, not per item
+            self.metrics.items.labels(task, status).inc(count)
+        return results
 
-    async def _grade_one(self, raw: Any, index: int, profile: Profile, arrived: float) -> _Graded:
-        """One item, whatever happens: a bug here is this item's `error`, never its batch's failure."""
-        try:
-            return await self._grade_validated(raw, index, profile, arrived)
-        except Exception as exc:
-            log.exception("grading items[%d] failed inside the service", index)
-            reason = f"items[{index}]: internal error ({type(exc).__name__})"
-            return _Graded(None, status="error", item_id=_raw_id(raw), reason=reason)
-
-    async def _grade_validated(self, raw: Any, index: int, profile: Profile, arrived: float) -> _Graded:
+    def _prepare(self, raw: Any, index: int, profile: Profile, settings: _BatchSettings) -> tuple[_Graded, _Job | None]:
+        """Validate one item and make its job; an item answered without a worker (invalid, code unavailable) has
+        no job."""
         try:
             item = RewardItem.model_validate(raw)
         except ValidationError as exc:
-            return _Graded(None, status="invalid", item_id=_raw_id(raw), reason=_validation_reason(exc, index))
+            return _Graded(None, status="invalid", item_id=_raw_id(raw), reason=_validation_reason(exc, index)), None
         if item.task == "auto":
             item = item.model_copy(update={"task": "code" if is_code_reference(item.reference) else "math"})
         if item.task not in TASKS:
             reason = f"items[{index}].task: unknown task {item.task!r}; known: {sorted(TASKS)} or auto"
-            return _Graded(item, status="invalid", reason=reason)
+            return _Graded(item, status="invalid", reason=reason), None
         if item.task == "code" and not self.code.available:  # not computed: never a 0 that looks like a failure
-            return _Graded(item, status="error", reason=f"items[{index}]: {self.code.detail}")
+            return _Graded(item, status="error", reason=f"items[{index}]: {self.code.detail}"), None
         job = ItemJob(
             task=item.task,
             completion=item.completion,
             reference=item.reference,
             prompt=item.prompt,
             target_language=item.target_language,
-            components=profile.text_components(),
+            components=settings.components,
             profile=profile,
             sandbox=self.sandbox,
         )
         try:
             deadline_s = self._deadline_s(job)
         except InvalidItem as exc:
-            return _Graded(item, status="invalid", reason=str(exc))
-        key = _job_key(job)
-        cached = await self.cache.get(key)
-        if cached is not None:
-            self.metrics.cache_hits.inc()
-            return _from_text_grades(item, cached, cached=True)
-        self.metrics.cache_misses.inc()
-        outcome = await self._call_shared(key, job, deadline_s, wait_until=arrived + self.config.queue_timeout_s)
-        self.metrics.grading_seconds.labels(item.task).observe(outcome.seconds)
+            return _Graded(item, status="invalid", reason=str(exc)), None
+        return _Graded(item), _Job(index, item, job, _job_key(job, settings.profile_key), deadline_s)
+
+    async def _answer_from_cache(self, jobs: list[_Job], graded: list[_Graded]) -> list[_Job]:
+        """Answer the jobs the cache knows (into `graded`); the others, to grade."""
+        found = await self._each([self.cache.get(job.key) for job in jobs])
+        misses = []
+        for job, cached in zip(jobs, found, strict=True):
+            if cached is None:
+                misses.append(job)
+            else:
+                graded[job.index] = _from_text_grades(job.item, cached, cached=True)
+        self.metrics.cache_hits.inc(len(jobs) - len(misses))
+        self.metrics.cache_misses.inc(len(misses))
+        return misses
+
+    async def _each(self, calls: list[Coroutine[Any, Any, _T]]) -> list[_T]:
+        """Await calls that use the cache: the process's own LRU answers each at once, so in turn (a task apiece
+        would cost more than the lookup); a shared cache batches calls made together into one round trip, so all
+        at once."""
+        if self._cache_in_process:
+            return [await call for call in calls]
+        return await asyncio.gather(*calls)
+
+    async def _settle(self, job: _Job, call: asyncio.Future[CallOutcome]) -> _Graded:
+        """A graded job, remembered in the cache when it may be; a bug here is this item's `error`."""
+        try:
+            return await self._settle_outcome(job, call.result())
+        except Exception as exc:
+            return _internal_error(job.index, exc, job.item.id)
+
+    async def _settle_outcome(self, job: _Job, outcome: CallOutcome) -> _Graded:
+        self._grading_seconds(job.item.task).observe(outcome.seconds)
         if outcome.status != "ok":
-            await self._remember_if_costly(key, job, outcome, deadline_s)
+            await self._remember_if_costly(job.key, job.job, outcome, job.deadline_s)
             return _Graded(
-                item, status=outcome.status, reason=outcome.error,
+                job.item, status=outcome.status, reason=outcome.error,
                 seconds=outcome.seconds, queued_seconds=outcome.queued_seconds,
             )  # fmt: skip
-        if not self._verifier_failed(job, outcome.value):  # else the verifier is asked again when the item returns
-            await self.cache.put(key, outcome.value, outcome.size_bytes)
-        graded = _from_text_grades(item, outcome.value, cached=False)
+        if not self._verifier_failed(job.job, outcome.value):  # else the verifier is asked again when the item returns
+            await self.cache.put(job.key, outcome.value)
+        graded = _from_text_grades(job.item, outcome.value, cached=False)
         graded.seconds = outcome.seconds
         return graded
 
@@ -228,7 +313,7 @@ class RewardEngine:
         if outcome.cpu_seconds < REMEMBER_TIMEOUT_CPU_SHARE * deadline_s * SOFT_FRACTION:
             return
         reason = f"{outcome.error} (remembered: this item used {outcome.cpu_seconds:.3g}s of CPU when it was graded)"
-        await self.cache.put(key, TextGrades("timeout", reason=reason), len(reason))
+        await self.cache.put(key, TextGrades("timeout", reason=reason))
 
     def _verifier_failed(self, job: ItemJob, grades: TextGrades) -> bool:
         """Count what a math verifier model said about the item; a failure (the rules' verdict stands) is
@@ -259,26 +344,72 @@ class RewardEngine:
         run_s = run_budget_s(job.reference, job.profile.code, job.sandbox.max_run_s)
         return min((run_s + CODE_MARGIN_S) / SOFT_FRACTION, self.config.code_deadline_s)
 
-    async def _call_shared(self, key: bytes, job: ItemJob, deadline_s: float, wait_until: float) -> CallOutcome:
-        """Identical items in flight at once share one worker call; it is cancelled (its worker
-        stopped) only when no request waits for it any more."""
-        shared = self._in_flight.get(key)
-        if shared is None or shared.cancelling:
-            call = self.pool.call(
-                grade_text, job, deadline_s=deadline_s, wait_until=wait_until,
-                in_children=job.task == "code",  # its work is its sandboxed programs, limited on their own
-                heavy=looks_costly(job),
-            )  # fmt: skip
-            shared = _SharedCall(asyncio.ensure_future(call))
-            self._in_flight[key] = shared
-            shared.task.add_done_callback(lambda _, ended=shared: self._forget_call(key, ended))
-        shared.waiters += 1
+    async def _call_all(self, jobs: list[_Job], wait_until: float) -> list[asyncio.Future[CallOutcome]]:
+        """Grade `jobs` in workers; their calls, each done. Identical items in flight at once share one call; a call
+        is cancelled (its worker stopped) only when no request waits for it any more. Cheap items go to the pool in
+        chunks (one message per worker for many items), costly and code ones one by one."""
+        calls: list[_SharedCall] = []
+        chunk: list[tuple[_Job, _SharedCall]] = []
+        for job in jobs:
+            shared = self._in_flight.get(job.key)
+            if shared is None or shared.cancelling:
+                if job.job.task == "code" or looks_costly(job.job):
+                    shared = _SharedCall(asyncio.ensure_future(self._call_one(job, wait_until)))
+                    shared.task.add_done_callback(lambda _, key=job.key, ended=shared: self._forget_call(key, ended))
+                else:
+                    shared = _SharedCall(asyncio.get_running_loop().create_future())
+                    chunk.append((job, shared))
+                self._in_flight[job.key] = shared
+            calls.append(shared)
+        for piece in _pieces(chunk, self.pool.size):
+            self._call_chunk(piece, wait_until)
+        for shared in calls:
+            shared.waiters += 1
         try:
-            return await asyncio.shield(shared.task)
+            if calls:
+                await asyncio.wait({shared.done for shared in calls})
         finally:
-            shared.waiters -= 1
-            if shared.waiters == 0 and not shared.task.done():
-                shared.task.cancel()
+            for job, shared in zip(jobs, calls, strict=True):
+                shared.waiters -= 1
+                if shared.waiters == 0 and not shared.task.done():
+                    shared.task.cancel()
+                    if shared.chunk is not None:
+                        self._forget_call(job.key, shared)
+                        shared.chunk.abandon()
+        return [shared.task for shared in calls]
+
+    def _call_one(self, job: _Job, wait_until: float) -> Coroutine[Any, Any, CallOutcome]:
+        return self.pool.call(
+            grade_text, job.job, deadline_s=job.deadline_s, wait_until=wait_until,
+            in_children=job.job.task == "code",  # its work is its sandboxed programs, limited on their own
+            heavy=looks_costly(job.job),
+        )  # fmt: skip
+
+    def _call_chunk(self, piece: list[tuple[_Job, _SharedCall]], wait_until: float) -> None:
+        """One pool call for `piece`'s jobs; when it ends, it answers each job's call and forgets it."""
+        task = asyncio.get_running_loop().create_task(
+            self.pool.call_many(grade_text, [(job.job,) for job, _ in piece], self.config.item_deadline_s, wait_until)
+        )
+        self._chunk_calls.add(task)
+        task.add_done_callback(self._chunk_calls.discard)
+        chunk = _ChunkCall(task, wanted=len(piece))
+        for _, shared in piece:
+            shared.chunk = chunk
+
+        def answer(task: asyncio.Task[list[CallOutcome]]) -> None:
+            failure = None if task.cancelled() else task.exception()
+            for i, (job, shared) in enumerate(piece):
+                self._forget_call(job.key, shared)
+                if shared.task.done():  # cancelled: nobody waits for it
+                    continue
+                if task.cancelled():
+                    shared.task.cancel()
+                elif failure is not None:
+                    shared.task.set_exception(failure)
+                else:
+                    shared.task.set_result(task.result()[i])
+
+        task.add_done_callback(answer)
 
     def _forget_call(self, key: bytes, ended: _SharedCall) -> None:
         if self._in_flight.get(key) is ended:  # not a newer call for the same item
@@ -298,7 +429,7 @@ class RewardEngine:
         profile_key = profile.model_dump_json()
         outcomes = await asyncio.gather(*(
             self.groups.join(
-                (profile_key, json.dumps(graded[i].item.group, sort_keys=True, default=str)),
+                (profile_key, _KEY_JSON(graded[i].item.group)),
                 graded[i].item.group_size,
                 Member(graded[i].tokens, _correct(graded[i], profile)),
             )
@@ -319,11 +450,8 @@ class RewardEngine:
                 self.metrics.group_items.labels("complete").inc()
                 out[i]["kimi_length"] = min(outcome.value, _bonus_ceiling(graded[i]))
 
-    def _result(self, graded: _Graded, lengths: dict[str, float], profile: Profile) -> RewardResult:
-        task = graded.item.task if graded.item and graded.item.task in TASKS else "unknown"  # bounded label set
-        self.metrics.items.labels(task, graded.status).inc()
+    def _result(self, graded: _Graded, lengths: dict[str, float], profile: Profile, names: list[str]) -> RewardResult:
         item_id = graded.item.id if graded.item else graded.item_id
-        names = _reported_components(profile)
         if graded.status != "ok":
             details: dict[str, Any] = {"reason": graded.reason, "seconds": graded.seconds}
             if graded.group is not None:
@@ -391,12 +519,34 @@ def _code_grading(config: Config, sandbox: SandboxConfig) -> CodeGrading:
     return CodeGrading(True, level.name, level.describe(), level)
 
 
+def _item_labels(graded: _Graded) -> tuple[str, str]:
+    """reward_items' labels: task (a bounded set) and status."""
+    return (graded.item.task if graded.item and graded.item.task in TASKS else "unknown", graded.status)
+
+
 def _reported_components(profile: Profile) -> list[str]:
     return ["accuracy", *(name for name in profile.weights if name != "accuracy")]
 
 
 def _from_text_grades(item: RewardItem, grades: TextGrades, cached: bool) -> _Graded:
     return _Graded(item, status=grades.status, scores=grades.scores, reason=grades.reason, cached=cached)
+
+
+def _internal_error(index: int, exc: Exception, item_id: str | int | None) -> _Graded:
+    """A bug while grading one item is this item's `error`, never its batch's failure."""
+    log.error("grading items[%d] failed inside the service", index, exc_info=exc)
+    return _Graded(
+        None, status="error", item_id=item_id, reason=f"items[{index}]: internal error ({type(exc).__name__})"
+    )
+
+
+def _pieces(items: list[_T], workers: int) -> list[list[_T]]:
+    """`items` in chunks of at most CHUNK_ITEMS and even sizes, at least one per worker while items last."""
+    if not items:
+        return []
+    count = max(math.ceil(len(items) / CHUNK_ITEMS), min(len(items), workers))
+    size = math.ceil(len(items) / count)
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _raw_id(raw: Any) -> str | int | None:
@@ -411,14 +561,20 @@ def _validation_reason(exc: ValidationError, index: int) -> str:
     return f"items[{index}]{'.' + where if where else ''}: {first['msg']}"
 
 
-def _job_key(job: ItemJob) -> bytes:
-    """Everything that can change a text grade: task, texts, reference, components, settings."""
-    settings = job.profile.model_dump_json(include=set(SECTIONS))
-    reference = json.dumps(job.reference, sort_keys=True, default=str)
-    return digest(
-        job.task, job.completion, reference, job.prompt or "", job.target_language or "",
-        ",".join(job.components), settings,
-    )  # fmt: skip
+def _profile_key(profile: Profile) -> str:
+    """What of the profile can change a text grade: the text components it asks for and their settings."""
+    return ",".join(profile.text_components()) + "|" + profile.model_dump_json(include=set(SECTIONS))
+
+
+# Keys' JSON: one encoder for all (json.dumps with options builds one per call, which costs more than most encodings).
+_KEY_JSON = json.JSONEncoder(sort_keys=True, default=str).encode
+
+
+def _job_key(job: ItemJob, profile_key: str) -> bytes:
+    """Everything that can change a text grade: task, texts, reference, and the components and settings
+    (`_profile_key`, made once per batch)."""
+    reference = _KEY_JSON(job.reference)
+    return digest(job.task, job.completion, reference, job.prompt or "", job.target_language or "", profile_key)
 
 
 def _length_components(graded: Sequence[_Graded], profile: Profile) -> list[dict[str, float]]:

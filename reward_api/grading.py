@@ -89,8 +89,11 @@ def judge_backend(sandbox: SandboxConfig) -> JudgeBackend:
 
 # Cheap signs, read before any parsing, that a math answer may take far longer to compare than most:
 # integrals, limits, determinants, 3-digit exponents or factorials, and sums or products unless their
-# upper bound is a number of one or two digits.
-_COSTLY_MATH = re.compile(r"\\(?:int|iint|iiint|oint|lim|det)(?![a-zA-Z])|\^\s*\{?\s*-?\d{3,}|\d{3,}\s*!")
+# upper bound is a number of one or two digits. One pattern each, tried only when the text holds its mark:
+# one pattern with these alternatives took ~10 us per item to scan a completion's tail.
+_COSTLY_COMMAND = re.compile(r"\\(?:int|iint|iiint|oint|lim|det)(?![a-zA-Z])")
+_BIG_EXPONENT = re.compile(r"\^\s*\{?\s*-?\d{3,}")
+_BIG_FACTORIAL = re.compile(r"\d{3,}\s*!")
 _SERIES = re.compile(r"\\(?:sum|prod)(?![a-zA-Z])")
 _SHORT_SERIES = re.compile(r"\\(?:sum|prod)\s*(?:_\s*(?:\{[^{}]*\}|\w))?\s*\^\s*(?:\{\s*\d{1,2}\s*\}|\d)")
 _ANSWER_TAIL_CHARS = 400  # where a completion's final answer is
@@ -112,10 +115,16 @@ def looks_costly(job: ItemJob) -> bool:
         return True
     if job.task != "math":
         return False
-    for text in (reference, job.completion[-_ANSWER_TAIL_CHARS:]):
-        if _COSTLY_MATH.search(text) or len(_SERIES.findall(text)) > len(_SHORT_SERIES.findall(text)):
-            return True
-    return False
+    # Both texts in one scan; NUL, which no pattern matches, keeps a match from spanning them.
+    text = f"{reference}\0{job.completion[-_ANSWER_TAIL_CHARS:]}"
+    if (
+        _COSTLY_COMMAND.search(text)
+        or ("^" in text and _BIG_EXPONENT.search(text))
+        or ("!" in text and _BIG_FACTORIAL.search(text))
+    ):
+        return True
+    series = _SERIES.findall(text)  # mostly none: the short-series scan is skipped
+    return bool(series) and len(series) > len(_SHORT_SERIES.findall(text))
 
 
 def grade_text(job: ItemJob) -> TextGrades:
@@ -144,9 +153,24 @@ def bounded(value: Any) -> Any:
     return value
 
 
-# Answers whose first grading builds what every later one reuses: ANTLR's parser tables (~0.2 s),
-# sympy's caches. Graded once in the forkserver, so every worker forked from it starts warm.
-_WARM_UP_MATH = (("\\boxed{\\frac{x+1}{x^2-1}}", "\\frac{1}{x-1}"), ("\\boxed{2\\sqrt{3}}", "\\sqrt{12}"))
+# Answers whose first grading builds what every later one reuses: ANTLR's parser tables (~0.2 s per
+# form: a subscript, a function, an interval, a set, a relation, a log...; cold, 370 distinct answers
+# took 2.8 s of parsing against 1.0 s warm), sympy's caches. Graded once in the forkserver, so every
+# worker forked from it, a replacement too, starts warm.
+_WARM_UP_MATH = (
+    ("\\boxed{\\frac{x+1}{x^2-1}}", "\\frac{1}{x-1}"),
+    ("\\boxed{2\\sqrt{3}}", "\\sqrt{12}"),
+    ("\\boxed{b_{2} = 3k^2 - k + 5}", "3k^{2}-k+5"),
+    ("\\boxed{T_{max} = \\frac{q}{p}}", "P_{1}/P"),
+    ("\\boxed{g(u) = u^3 + 2u}", "g(t) = t^{3} + 2t"),
+    ("\\boxed{\\left[-\\frac{1}{2}, \\sqrt{3}\\right) \\cup (4, +\\infty)}", "(-\\infty, -3] \\cup [5, 9)"),
+    ("\\boxed{\\{3, -4, \\frac{1}{5}\\}}", "(7, -3), (0, 2)"),
+    ("\\boxed{y \\geq -\\frac{2}{5}}", "-3 < t \\le 4 \\text{ or } t > 7"),
+    ("\\boxed{\\{y \\mid y \\neq 2\\}}", "y \\in (2, 7]"),
+    ("\\boxed{3t - 2s + 1 = 0}", "\\frac{y^2}{9} + \\frac{z^2}{4} = 1"),
+    ("\\boxed{\\sin 3y + \\cos^2 y}", "7\\pi + \\frac{\\pi}{5}"),
+    ("\\boxed{\\log_3 27 + \\ln 5}", "\\binom{9}{4} - \\sum_{j=1}^{8} j^2"),
+)
 
 
 def warm_up() -> None:

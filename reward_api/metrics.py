@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
 
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 
@@ -69,7 +69,13 @@ class Metrics:
         self.slow_calls = Gauge(
             "reward_slow_calls", "Calls past slow_after_s, running aside the pool at low priority", registry=r
         )
-        self.cache_bytes = Gauge("reward_cache_bytes", "Bytes of answers held by the result cache", registry=r)
+        self.cache_bytes = Gauge(
+            "reward_cache_bytes",
+            "Bytes the result cache holds (pickled answers, keys, slots); process_resident_memory_bytes beside it",
+            registry=r,
+        )
+        # process_resident_memory_bytes, process_cpu_seconds_total, open fds: what the process really holds.
+        ProcessCollector(registry=r)
         self.cache_entries = Gauge("reward_cache_entries", "Answers held by the result cache", registry=r)
 
     def render(self) -> bytes:

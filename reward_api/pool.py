@@ -61,6 +61,7 @@ import multiprocessing
 import os
 import pickle
 import resource
+import select
 import signal
 import struct
 import threading
@@ -92,6 +93,10 @@ STARVED_CORES = 0.1  # ...and together getting less than this share of one core,
 _CALL_STACK_BYTES = 2 * 1024 * 1024  # each thread of a side-by-side worker, and the threads its calls start
 _STUCK_S = 10.0  # a stopped side-by-side call still unanswered then: its worker is replaced
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# A request this small is written on the event loop: the idle worker has emptied the pipe, whose buffer holds it.
+_DIRECT_SEND_BYTES = 32 * 1024
+# What a call's answer costs its worker: these kinds discard it, for this reason.
+_LOST = {"hard_timeout": "deadline", "died": "crash", "out_of_memory": "memory"}
 # What pickling raises for what it cannot carry: a lambda, a socket, a list nested a thousand deep.
 _UNPICKLABLE = (pickle.PicklingError, RecursionError, TypeError, AttributeError)
 
@@ -104,7 +109,6 @@ class CallOutcome:
     seconds: float = 0.0  # in a worker
     queued_seconds: float = 0.0  # waiting for a free worker first
     cpu_seconds: float = 0.0  # CPU the worker itself spent (a timeout with little CPU was starved, not costly)
-    size_bytes: int = 0  # the pickled answer, for memory accounting
     worker_died: bool = False  # the worker process died during the call (retried once)
 
 
@@ -135,11 +139,12 @@ def _worker_main(
         except (EOFError, OSError):
             return
         (soft_deadline_s,) = _SOFT_DEADLINE.unpack_from(request)
-        func, args = pickle.loads(memoryview(request)[_SOFT_DEADLINE.size :])
-        kind, payload = _call_with_alarm(func, args, soft_deadline_s)
-        conn.send_bytes(_reply(kind, payload, time.process_time()))
-        if kind == "out_of_memory":
-            return  # the heap stays grown after a MemoryError: the parent starts a fresh worker
+        func, calls = pickle.loads(memoryview(request)[_SOFT_DEADLINE.size :])
+        for args in calls:  # a chunk (WorkerPool.call_many): each call has its own alarm and answer
+            kind, payload = _call_with_alarm(func, args, soft_deadline_s)
+            conn.send_bytes(_reply(kind, payload, time.process_time()))
+            if kind == "out_of_memory":
+                return  # the heap stays grown after a MemoryError: the parent starts a fresh worker
 
 
 def _call_with_alarm(func: Callable[..., Any], args: Sequence[Any], soft_deadline_s: float) -> tuple[str, Any]:
@@ -283,6 +288,22 @@ class _Worker:
 
 
 @dataclass(eq=False)
+class _Chunk:
+    """Calls sent to workers together (WorkerPool.call_many), and their outcomes as they come."""
+
+    func: Callable[..., Any]
+    calls: Sequence[tuple[Any, ...]]
+    asked: float
+    wait_until: float
+    deadline: float
+    outcomes: list[CallOutcome | None] = field(init=False)
+    retried: set[int] = field(default_factory=set)  # calls whose worker died once: retried once
+
+    def __post_init__(self) -> None:
+        self.outcomes = [None] * len(self.calls)
+
+
+@dataclass(eq=False)
 class _Lane:
     """Workers of one CPU priority: how many there should be, those alive, and a free slot per call each
     may take (one for most lanes; a worker appears in `idle` once per free slot)."""
@@ -292,6 +313,10 @@ class _Lane:
     calls_at_once: int = 1
     workers: set[_Worker] = field(default_factory=set)
     idle: asyncio.Queue[_Worker] = field(default_factory=asyncio.Queue)
+
+
+def _unpicklable(exc: BaseException) -> CallOutcome:
+    return CallOutcome("error", error=f"the item cannot be sent to a grading process ({type(exc).__name__})")
 
 
 def _no_worker_in_time(asked: float) -> CallOutcome:
@@ -389,24 +414,112 @@ class WorkerPool:
         asked = time.monotonic()
         deadline = self.deadline_s if deadline_s is None else deadline_s
         wait_until = math.inf if wait_until is None else wait_until
-        try:
-            request = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
-        except _UNPICKLABLE as exc:
-            return CallOutcome("error", error=f"the item cannot be sent to a grading process ({type(exc).__name__})")
         lane = self._normal
         if heavy and self._heavy.size:
             lane = self._heavy
         elif in_children and self._children.size:
             lane = self._children
+        beside = lane.calls_at_once > 1
+        try:  # a one-call-at-a-time worker takes a chunk of calls (call_many): this one alone
+            request = pickle.dumps((func, args if beside else [args]), protocol=pickle.HIGHEST_PROTOCOL)
+        except _UNPICKLABLE as exc:
+            return _unpicklable(exc)
         renice = not in_children
         attempt = functools.partial(self._attempt, lane, request, asked, wait_until, deadline, renice)
-        if lane.calls_at_once > 1:
+        if beside:
             attempt = functools.partial(self._attempt_beside, lane, request, asked, wait_until, deadline)
         outcome = await attempt()
         if outcome.worker_died:
             log.warning("grading process died mid-call; retrying the call once on a fresh worker")
             outcome = await attempt()
         return outcome
+
+    async def call_many(
+        self,
+        func: Callable[..., Any],
+        calls: Sequence[tuple[Any, ...]],
+        deadline_s: float | None = None,
+        wait_until: float | None = None,
+    ) -> list[CallOutcome]:
+        """`call(func, *args)` for each of `calls` on the normal lane, as a chunk: one message to one worker, which
+        answers each call as it ends. That spares a pipe round trip per call, most of what a cheap call costs here.
+
+        Each call keeps what `call` gives it: its deadline counts from when the worker takes it (the answer to the
+        call before), a slow one steps aside, one that kills its worker is retried once. Calls after one whose worker
+        is lost (deadline, death, memory) or steps aside go to another worker at once, as a chunk of their own.
+        """
+        asked = time.monotonic()
+        deadline = self.deadline_s if deadline_s is None else deadline_s
+        chunk = _Chunk(func, calls, asked, math.inf if wait_until is None else wait_until, deadline)
+        await self._attempt_chunk(chunk, list(range(len(calls))))
+        return chunk.outcomes  # type: ignore[return-value]  # every call has its outcome now
+
+    async def _attempt_chunk(self, chunk: _Chunk, indices: list[int]) -> None:
+        """Run the calls `indices` of `chunk` on one normal worker, setting their outcomes."""
+        try:
+            request = pickle.dumps((chunk.func, [chunk.calls[i] for i in indices]), protocol=pickle.HIGHEST_PROTOCOL)
+        except _UNPICKLABLE:  # some call's arguments: each alone, so that only those calls fail
+            alone = [self.call(chunk.func, *chunk.calls[i], deadline_s=chunk.deadline, wait_until=chunk.wait_until)
+                     for i in indices]  # fmt: skip
+            for i, outcome in zip(indices, await asyncio.gather(*alone), strict=True):
+                chunk.outcomes[i] = outcome
+            return
+        worker = await self._acquire(self._normal, chunk.wait_until)
+        if worker is None:
+            for i in indices:
+                chunk.outcomes[i] = _no_worker_in_time(chunk.asked)
+            return
+        aside: list[asyncio.Task] = []  # the calls after one that stepped aside, sent to other workers then
+        try:
+            later = await self._run_chunk(worker, request, chunk, indices, aside)
+            if later:
+                await self._attempt_chunk(chunk, later)
+            await asyncio.gather(*aside)
+        finally:
+            for task in aside:
+                task.cancel()
+
+    async def _run_chunk(
+        self, worker: _Worker, request: bytes, chunk: _Chunk, indices: list[int], aside: list[asyncio.Task]
+    ) -> list[int]:
+        """Send the calls `indices` to `worker` and take their answers in turn; the calls to run on another worker
+        (those after one that cost the worker, and one to retry) are returned once the worker is released."""
+        started = time.monotonic()
+        # A worker that died while idle reads as dead at once: its first call is retried.
+        await self._send_request(worker, _SOFT_DEADLINE.pack(chunk.deadline * SOFT_FRACTION) + request)
+        holding = True
+        try:
+            for position, i in enumerate(indices):
+                rest = indices[position + 1 :]
+
+                def step_aside(rest: list[int] = rest) -> None:
+                    if rest:
+                        aside.append(asyncio.ensure_future(self._attempt_chunk(chunk, rest)))
+
+                kind, payload, cpu = await self._answer(worker, started + chunk.deadline, True, step_aside)
+                now = time.monotonic()
+                timing = {"seconds": now - started, "queued_seconds": started - chunk.asked, "cpu_seconds": cpu}
+                outcome = self._outcome(worker, kind, payload, timing, chunk.deadline)
+                holding = kind not in _LOST
+                later = []
+                if outcome.worker_died and i not in chunk.retried:
+                    chunk.retried.add(i)
+                    log.warning("grading process died mid-call; retrying the call once on a fresh worker")
+                    later.append(i)
+                else:
+                    chunk.outcomes[i] = outcome
+                if not holding or worker.demoted:  # the calls after it go elsewhere (a demoted one's went already)
+                    return later if worker.demoted else [*later, *rest]
+                started = now
+            return []
+        except BaseException:  # cancelled mid-call: the worker's state is unknown
+            if holding:
+                holding = False
+                self._discard(worker, "cancelled")
+            raise
+        finally:
+            if holding:
+                self._release(worker)  # back to the pool, or gone if it was demoted
 
     async def close(self) -> None:
         self._closed = True
@@ -426,34 +539,39 @@ class WorkerPool:
             return _no_worker_in_time(asked)
         try:
             started = time.monotonic()
-            kind, payload, cpu, size = await self._run(worker, request, started + deadline, renice)
+            kind, payload, cpu = await self._run(worker, request, started + deadline, renice)
         except BaseException:  # cancelled mid-call: the worker's state is unknown
             self._discard(worker, "cancelled")
             raise
         timing = {"seconds": time.monotonic() - started, "queued_seconds": started - asked, "cpu_seconds": cpu}
+        outcome = self._outcome(worker, kind, payload, timing, deadline)
+        if kind not in _LOST:
+            self._release(worker)
+        return outcome
+
+    def _outcome(
+        self, worker: _Worker, kind: str, payload: Any, timing: dict[str, float], deadline: float
+    ) -> CallOutcome:
+        """A one-call-at-a-time worker's answer to one call; a worker the call cost (`_LOST`) is discarded here."""
+        if kind == "died":
+            worker.process.join(timeout=1)  # reap it so the exit code is known
+        if kind in _LOST:
+            self._discard(worker, _LOST[kind])
         if kind == "ok":
-            self._release(worker)
-            return CallOutcome("ok", value=payload, size_bytes=size, **timing)
+            return CallOutcome("ok", value=payload, **timing)
         if kind == "cut":
-            self._release(worker)
             error = (
                 f"stopped after {self.slow_after_s:g}s: {self.max_slow} slow items were already running aside, "
                 "the most allowed (REWARD_API_MAX_SLOW_CALLS); the service is saturated with slow items"
             )
             return CallOutcome("timeout", error=error, **timing)
         if kind == "hard_timeout":
-            self._discard(worker, "deadline")
             return CallOutcome("timeout", error=f"killed at the {deadline:.3g}s deadline", **timing)
         if kind == "died":
-            worker.process.join(timeout=1)  # reap it so the exit code is known
             error = f"grading process died (exit code {worker.process.exitcode})"
-            self._discard(worker, "crash")
             return CallOutcome("error", error=error, worker_died=True, **timing)
-        if kind == "out_of_memory":
-            self._discard(worker, "memory")
-            return CallOutcome("error", error=payload, **timing)
-        self._release(worker)  # "timeout" (its own alarm) or "error" (a grader's exception): it lives on
-        return CallOutcome(kind, error=payload, **timing)  # type: ignore[arg-type]
+        # "out_of_memory"; "timeout" (its own alarm) or "error" (a grader's exception): the worker lives on
+        return CallOutcome("error" if kind == "out_of_memory" else kind, error=payload, **timing)  # type: ignore[arg-type]
 
     async def _attempt_beside(
         self, lane: _Lane, request: bytes, asked: float, wait_until: float, deadline: float
@@ -467,16 +585,16 @@ class WorkerPool:
         answer = worker.calls[call_id] = asyncio.get_running_loop().create_future()
         try:
             await self._send(worker, _CALL_HEADER.pack(False, call_id) + request)
-            kind, payload, cpu, size = await asyncio.wait_for(asyncio.shield(answer), deadline)
+            kind, payload, cpu = await asyncio.wait_for(asyncio.shield(answer), deadline)
         except TimeoutError:
-            kind, payload, cpu, size = "timeout", f"stopped at the {deadline:.3g}s deadline", 0.0, 0
+            kind, payload, cpu = "timeout", f"stopped at the {deadline:.3g}s deadline", 0.0
             self._stop_beside(worker, call_id, payload)
         except BaseException:  # cancelled: nobody waits for it any more
             self._stop_beside(worker, call_id, "cancelled")
             raise
         timing = {"seconds": time.monotonic() - started, "queued_seconds": started - asked, "cpu_seconds": cpu}
         if kind == "ok":
-            return CallOutcome("ok", value=payload, size_bytes=size, **timing)
+            return CallOutcome("ok", value=payload, **timing)
         if kind == "died":
             return CallOutcome("error", error=payload, worker_died=True, **timing)
         return CallOutcome("timeout" if kind == "stopped" else kind, error=payload, **timing)  # type: ignore[arg-type]
@@ -520,7 +638,7 @@ class WorkerPool:
         kind, payload, cpu = pickle.loads(memoryview(data)[_CALL_ID.size :])
         answer = worker.calls.pop(call_id, None)
         if answer is not None and not answer.done():
-            answer.set_result((kind, payload, cpu, len(data)))
+            answer.set_result((kind, payload, cpu))
         if worker in worker.lane.workers:
             worker.lane.idle.put_nowait(worker)  # its slot is free again
 
@@ -528,7 +646,7 @@ class WorkerPool:
         """A side-by-side worker's pipe ended: its calls answer `died` (each is retried once), and it is replaced."""
         for answer in worker.calls.values():
             if not answer.done():
-                answer.set_result(("died", "grading process died", 0.0, 0))
+                answer.set_result(("died", "grading process died", 0.0))
         worker.calls.clear()
         if worker in worker.lane.workers and not self._closed:
             self._discard(worker, "crash")
@@ -547,35 +665,52 @@ class WorkerPool:
                 return worker
 
     async def _run(self, worker: _Worker, request: bytes, expires_at: float, renice: bool) -> tuple:
-        """Send one call and wait for its answer: (kind, payload, cpu_seconds, answer_bytes)."""
-        cpu_before = worker.cpu_seen
+        """Send one call and wait for its answer: (kind, payload, cpu_seconds)."""
         left = expires_at - time.monotonic()
-        message = _SOFT_DEADLINE.pack(max(left, 0.001) * SOFT_FRACTION) + request
-        try:  # off the loop: an item can be megabytes
-            await asyncio.get_running_loop().run_in_executor(self._threads, worker.conn.send_bytes, message)
-        except OSError:  # it died while idle (killed from outside)
-            return ("died", None, 0.0, 0)
+        if not await self._send_request(worker, _SOFT_DEADLINE.pack(max(left, 0.001) * SOFT_FRACTION) + request):
+            return ("died", None, 0.0)
+        return await self._answer(worker, expires_at, renice)
+
+    async def _send_request(self, worker: _Worker, message: bytes) -> bool:
+        """Send a request to an idle one-call-at-a-time worker; False when it died while idle (killed from outside)."""
+        try:
+            if len(message) <= _DIRECT_SEND_BYTES:
+                worker.conn.send_bytes(message)
+            else:  # off the loop: an item can be megabytes
+                await asyncio.get_running_loop().run_in_executor(self._threads, worker.conn.send_bytes, message)
+        except OSError:
+            return False
+        return True
+
+    async def _answer(
+        self, worker: _Worker, expires_at: float, renice: bool, on_aside: Callable[[], None] | None = None
+    ) -> tuple:
+        """Wait for the answer to the call a worker is running: (kind, payload, cpu_seconds).
+        `on_aside` is called if the call is demoted (its worker leaves the pool)."""
+        cpu_before = worker.cpu_seen
         cut = False
         # Look at the call every slow_after_s. It is slow once it has burnt slow_after_s of CPU (a call that
         # merely waited for a core on a busy machine is not), or run that long when its work is in child
         # processes. A slow call steps aside if a slot for slow calls is free, else (CPU-bound) it is cut.
         while not await self._readable(worker.conn, self._step(worker, cut, expires_at)):
             if time.monotonic() >= expires_at:
-                return ("hard_timeout", None, worker.cpu_now() - cpu_before, 0)
+                return ("hard_timeout", None, worker.cpu_now() - cpu_before)
             if worker.low_priority or cut or (renice and worker.cpu_now() - cpu_before < self.slow_after_s):
                 continue
             if len(self._slow if renice else self._slow_in_children) < self.max_slow:
                 self._demote(worker, renice)
+                if on_aside is not None:
+                    on_aside()
             elif renice:
                 cut = True
                 os.kill(worker.process.pid, signal.SIGALRM)  # its own alarm: it answers `timeout` and lives on
                 expires_at = min(expires_at, time.monotonic() + _CUT_GRACE_S)
-        try:
-            data = await asyncio.get_running_loop().run_in_executor(self._threads, worker.conn.recv_bytes)
+        try:  # on the loop: the answer has begun to arrive, and answers are small (grade details are bounded)
+            data = worker.conn.recv_bytes()
         except (EOFError, OSError):
-            return ("died", None, worker.cpu_now() - cpu_before, 0)
+            return ("died", None, worker.cpu_now() - cpu_before)
         kind, payload, worker.cpu_seen = pickle.loads(data)
-        return ("cut" if cut and kind == "timeout" else kind, payload, worker.cpu_seen - cpu_before, len(data))
+        return ("cut" if cut and kind == "timeout" else kind, payload, worker.cpu_seen - cpu_before)
 
     def _step(self, worker: _Worker, cut: bool, expires_at: float) -> float:
         """How long to wait for an answer before looking at the call again."""
@@ -585,14 +720,15 @@ class WorkerPool:
     @staticmethod
     async def _readable(conn: Connection, timeout_s: float) -> bool:
         """Wait for the worker's pipe to have data (an answer, or EOF when it died), without a thread."""
-        if conn.poll(0):
+        fd = conn.fileno()
+        if select.select([fd], [], [], 0)[0]:  # (conn.poll builds a selector each time: many times the cost)
             return True
         loop = asyncio.get_running_loop()
         ready = loop.create_future()
-        fd = conn.fileno()
         loop.add_reader(fd, lambda: ready.done() or ready.set_result(True))
         try:
-            await asyncio.wait_for(ready, max(0.0, timeout_s))
+            async with asyncio.timeout(max(0.0, timeout_s)):  # (wait_for makes a future and a callback more)
+                await ready
             return True
         except TimeoutError:
             return False

@@ -76,7 +76,7 @@ class MathVerifierSettings(_Section):
         ge=0,
         le=1_000_000,
         description="Verdicts each grading worker remembers, keyed by model, base_url, max_tokens, answer and "
-        "reference (LRU); 0 remembers none. Failed calls are never remembered.",
+        "reference (LRU, at most 64 MB of them); 0 remembers none. Failed calls are never remembered.",
     )
 
 

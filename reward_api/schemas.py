@@ -29,6 +29,8 @@ Status = Literal["ok", "timeout", "error", "invalid"]
 
 def clean_text(text: str) -> str:
     """Replace lone surrogates (legal in JSON escapes, illegal in UTF-8) with U+FFFD."""
+    if text.isascii():  # most texts: a flag CPython keeps, where encoding would copy the whole text
+        return text
     try:
         text.encode("utf-8")
         return text
@@ -80,6 +82,8 @@ MAX_REFERENCE_DEPTH = 32
 
 def nesting_depth(value: Any) -> int:
     """How deep lists and objects nest in `value` (0 for a scalar), without recursion."""
+    if not isinstance(value, dict | list | tuple):  # most references: an answer string
+        return 0
     deepest, stack = 0, [(value, 0)]
     while stack:
         node, depth = stack.pop()

@@ -173,13 +173,13 @@ class SharedCache:
             self._failed("decode", exc)
             return None
         self._metrics.cache_shared_hits.inc()
-        self.lru.put(key, grades, len(raw))
+        self.lru.put(key, grades)
         return grades
 
-    async def put(self, key: bytes, value: TextGrades, size_bytes: int) -> None:
+    async def put(self, key: bytes, value: TextGrades) -> None:
         """Kept here and in Redis. Awaited (PUT_LINGER_S and a round trip at most): a replica asked for the item
         after this one answered it finds it."""
-        self.lru.put(key, value, size_bytes)
+        self.lru.put(key, value)
         if self._resting():
             return
         try:

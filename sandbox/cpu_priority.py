@@ -13,7 +13,8 @@ How depends on what this process may write (sandbox/cgroups.py says which applie
   yielded run's processes move into another (`IDLE_GROUP`, `cpu.idle` 1): one idle entity for all of them.
 - cgroup v2 with the `cpu` controller: the run's own cgroup starts at `cpu.weight.nice` FRESH_NICENESS and
   gets `cpu.idle` 1 when it yields.
-- otherwise: each process starts at nice FRESH_NICENESS, and on yielding goes SCHED_IDLE with its
+- otherwise: the runner lowers itself to nice FRESH_NICENESS first thing (its tests inherit it; bwrap's and
+  the interpreter's few milliseconds of start-up run at the service's own), and on yielding goes SCHED_IDLE with its
   session's autogroup at nice 19. Every run is a session of its own (bubblewrap --new-session), and
   autogroup kernels share the CPU per session whatever the nice values, so there each run still weighs
   one low-priority session.

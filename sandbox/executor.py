@@ -19,6 +19,7 @@ import json
 import logging
 import marshal
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -54,6 +55,9 @@ _BASE_ENV = {
 }
 log = logging.getLogger(__name__)
 _RUNNER_OVERHEAD_MB = 128
+# Credits (one byte a test) granted ahead of results where nothing can stop a run early: far below a pipe's
+# 64 KiB, so the write never blocks while the runner waits to write a result.
+_CREDITS_AHEAD = 4096
 # The largest program, in MB of UTF-8 source: far above any real solution (kilobytes), 4x the 2 MB programs with
 # tables that must pass, 1/8 of the default disk_mb. A larger one is a compile error naming this limit (the
 # services answer 413). Within it compiling is bounded by compile_s and compile_memory_mb: dense Python takes
@@ -152,6 +156,9 @@ class Execution:
     # from outside (an OOM killer, an operator) or its runner failed. sandbox_error says how; never a verdict.
     lost: bool = False
     details: dict[str, Any] = field(default_factory=dict)
+    # (step, time.monotonic()) as each step of the run ended, for bench/sandbox_phases.py: the host's steps, the
+    # runner's own start ("runner", its clock: the same monotonic clock), and each result as it arrived.
+    phases: list[tuple[str, float]] = field(default_factory=list)
 
 
 def source_size_error(code: str) -> str | None:
@@ -232,12 +239,18 @@ class Executor:
         on_result: Callable[[int, ProcessResult], bool] | None = None,
         cancel: Cancel | None = None,
     ) -> Execution:
-        """Compile once and run every test; `on_result` returning False stops the run early."""
+        """Compile once and run every test; `on_result` returning False stops the run early. Without one, tests
+        start as the runner can take them, never waiting on this process's reading of results."""
         lang = self.language(language)
         limits = lang.fit(limits)
         if (too_large := source_size_error(code)) is not None:  # the program's fault: a failed compile
             return Execution(compile=ProcessResult("exited", exit_code=1, stderr=too_large), tests=[None] * len(tests))
-        job = _job(lang, code, tests, limits, max(1, min(self.parallel, len(tests) or 1)), self._rlimits_only)
+        isolated = self.level.isolation is not Isolation.NONE
+        # No cgroup bounds an isolated run: the runner bounds processes and memory with rlimits.
+        rlimits_only = isolated and self.level.cgroups is None
+        job = _job(lang, code, tests, limits, max(1, min(self.parallel, len(tests) or 1)), rlimits_only)
+        # The runner's own and its tests' (sandbox/cpu_priority.py); unsandboxed runs keep this process's.
+        job["niceness"] = cpu_priority.FRESH_NICENESS if isolated else 0
         run = _Run(lang, job, len(tests), limits, on_result, cancel or Cancel())
         if self.compile_cache is None or not job["compile"]:
             return self._execute(run)
@@ -289,11 +302,6 @@ class Executor:
             execution.details["retried_after"] = first_loss
         return execution
 
-    @property
-    def _rlimits_only(self) -> bool:
-        """No cgroup bounds the run: the runner bounds processes and memory with rlimits."""
-        return self.level.isolation is not Isolation.NONE and self.level.cgroups is None
-
 
 @dataclass(frozen=True)
 class _Run:
@@ -326,6 +334,7 @@ def _job(
         "processes": limits.processes if rlimits_only else 0,
         "tests": [{"stdin": t.stdin, "python_code": t.python_code} for t in tests],
         "pack_bytes": 0,  # > 0: after compiling, send back what the compile wrote, up to this size (compile cache)
+        "niceness": 0,  # the runner's own and its tests' (Executor.run)
     }
 
 
@@ -375,11 +384,13 @@ class _Sandbox:
     """One runner process in its isolation, with everything cleaned up on exit."""
 
     def __init__(self, level: Level, size: SandboxSize, env: dict[str, str], binds: Sequence[str] = ()) -> None:
+        self.phases = [("start", time.monotonic())]  # Execution.phases
         self.cgroup: RunCgroup | None = None
         self.root: Path | None = None
         self.size = size
         if level.isolation is not Isolation.NONE:
             self.cgroup = level.new_run_cgroup(size)
+            self.phases.append(("cgroup", time.monotonic()))
             self.argv = launch_argv(level, self.cgroup, size, env, binds)
         else:
             self.root = Path(tempfile.mkdtemp(prefix="sandbox-"))
@@ -391,6 +402,8 @@ class _Sandbox:
         self.killed = False  # kill() found the runner running and killed it (not something outside the run)
         self.ended_by_itself = False  # the runner exited on its own (not stopped early or cut off)
         self.yielded = False  # its programs run long and take only spare CPU now
+        self.granted = 0  # tests the runner has been allowed to start (_grant_credit)
+        self.pidfd: int | None = None  # the launcher's, readable once it has exited
 
     def __enter__(self) -> _Sandbox:
         return self
@@ -404,10 +417,13 @@ class _Sandbox:
         claim: Claim | None = None,
     ) -> Execution:
         """`claim`: the compile cache's, which keeps the compile step's result and files."""
-        execution = Execution(compile=None, tests=[None] * count)
+        execution = Execution(compile=None, tests=[None] * count, phases=self.phases)
         self.process = subprocess.Popen(
             self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, start_new_session=True
         )
+        self.phases.append(("spawned", time.monotonic()))
+        with contextlib.suppress(ProcessLookupError):  # reaped already: a cancel killed it at once
+            self.pidfd = os.pidfd_open(self.process.pid)
         if self.stopped:  # cancelled while it was starting
             self.kill()
         watchdog = _BudgetWatchdog(self, total_s)
@@ -416,8 +432,11 @@ class _Sandbox:
             with contextlib.suppress(BrokenPipeError):
                 self.process.stdin.write(runner_preamble() + b"%d\n" % len(payload) + payload)
                 self.process.stdin.flush()
+            # Tests the runner may start before the next result: `parallel` for a caller that may stop the run,
+            # else as many as the pipe takes without blocking; one more for each result after that.
+            ahead = min(count, job["parallel"] if on_result is not None else _CREDITS_AHEAD)
             if not _compiles(job):
-                self._grant_credit(job["parallel"])
+                self._grant_credit(ahead)
             oom_seen, stopped = 0, False
             for line in self.process.stdout:
                 message = json.loads(line)
@@ -426,6 +445,7 @@ class _Sandbox:
                     continue
                 oom_now = self.cgroup.oom_kills() if self.cgroup else 0
                 if "compile" in message:
+                    self.phases += [("runner", message.get("started", 0.0)), ("compiled", time.monotonic())]
                     if claim is not None:
                         claim.store(message["compile"])
                     execution.compile = ProcessResult.from_runner(message["compile"])
@@ -433,15 +453,17 @@ class _Sandbox:
                         if self.cgroup is not None:
                             # Compiling is over: tighten memory to what the tests may use, before any starts.
                             self.cgroup.tighten_memory(self.size.memory_bytes(self.size.memory_mb))
-                        self._grant_credit(job["parallel"])
+                        self._grant_credit(ahead)
                     continue
+                self.phases.append(("test", time.monotonic()))
                 result = ProcessResult.from_runner(message)
                 result.oom_killed, oom_seen = oom_now > oom_seen, oom_now
                 execution.tests[message["index"]] = result
                 if on_result is not None and on_result(message["index"], result) is False:
                     stopped = True
                     break
-                self._grant_credit()
+                if self.granted < count:
+                    self._grant_credit()
             execution.timed_out = watchdog.fired.is_set()
             if watchdog.starved:
                 execution.sandbox_error = (
@@ -449,14 +471,24 @@ class _Sandbox:
                     "with other work): no verdict"
                 )
             if not (stopped or execution.timed_out):
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.process.wait(timeout=5)
-                    self.ended_by_itself = True
+                self.ended_by_itself = self._exited_within(5.0)
         finally:
             watchdog.cancel()
             self.kill()
         self._finish(execution, count, _compiles(job))
+        self.phases.append(("exited", time.monotonic()))
         return execution
+
+    def _exited_within(self, timeout_s: float) -> bool:
+        """Whether the runner's launcher exits within `timeout_s` (reaped then), told by its pidfd as it exits:
+        Popen.wait(timeout) polls in sleeps of up to 50 ms."""
+        if self.pidfd is not None:
+            select.select([self.pidfd], [], [], timeout_s)
+        try:
+            self.process.wait(timeout=0 if self.pidfd is not None else timeout_s)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     def _finish(self, execution: Execution, count: int, compiles: bool) -> None:
         returncode = self.process.wait()
@@ -483,6 +515,7 @@ class _Sandbox:
 
     def _grant_credit(self, count: int = 1) -> None:
         """`count` more tests may start: the runner waits for these (see run_children)."""
+        self.granted += count
         with contextlib.suppress(BrokenPipeError, ValueError):
             self.process.stdin.write(b"+" * count)
             self.process.stdin.flush()
@@ -529,8 +562,11 @@ class _Sandbox:
                 with contextlib.suppress(OSError):
                     stream.close()
         self.stderr.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
         if self.cgroup is not None:
             killed = self.cgroup.close()
             self.leftovers = killed if self.ended_by_itself else 0
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
+        self.phases.append(("closed", time.monotonic()))

@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.cgroups import Cgroups, CgroupUnavailable, RunCgroup, find_cgroups
-from sandbox.cpu_priority import FRESH_NICENESS
 
 RUNNER = Path(__file__).with_name("runner.py")
 # What the sandbox's interpreter starts with: the runner's code object from stdin, sent compiled (a script given
@@ -188,11 +187,12 @@ def bwrap_argv(size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] =
 def launch_argv(
     level: Level, cgroup: RunCgroup | None, size: SandboxSize, env: dict[str, str], binds: Sequence[str] = ()
 ) -> list[str]:
-    """Join the run's cgroups, lower the priority, drop to the programs' uid, then exec bubblewrap.
+    """Join the run's cgroups, drop to the programs' uid, then exec bubblewrap.
 
     A shell joins the cgroups (writing its own pid) before anything forks, so every
     process of the run is counted; Python's preexec_fn would do the same but is unsafe
-    in a threaded server.
+    in a threaded server. The runner lowers its own priority (the job's `niceness`) before any test
+    starts: one exec of `nice` fewer in every run's start.
     """
     # `ulimit -v unlimited`: as root the shell may lift an address-space limit inherited from
     # its caller (a grading worker's); the runner sets each test's own limits.
@@ -201,9 +201,8 @@ def launch_argv(
         'for f in "$@"; do case "$f" in --) shift; break;; esac; echo $$ > "$f"; shift; done; exec "$@"'
     )
     procs = cgroup.procs_files() if cgroup is not None else []
-    nice = ["nice", "-n", str(FRESH_NICENESS)]  # sandbox/cpu_priority.py
     bwrap = bwrap_argv(size, env, binds)
-    return ["/bin/sh", "-c", join, "sh", *procs, "--", *nice, *_drop_privileges(level), *bwrap]
+    return ["/bin/sh", "-c", join, "sh", *procs, "--", *_drop_privileges(level), *bwrap]
 
 
 def unisolated_argv(root: Path) -> list[str]:

@@ -166,13 +166,16 @@ class LocalJudge:
         # solution that exits early (sys.exit(0) before the asserts) or prints a forged result fails.
         marker = f"\n<<<judge-{secrets.token_hex(8)}>>>"
         inputs = [_test_input(suite, test, marker) for test in suite.tests]
-        verdicts: list[TestVerdict | None] = [None] * len(inputs)
 
-        def on_result(index: int, result: ProcessResult) -> bool:
-            verdicts[index] = _verdict(suite, suite.tests[index], result, marker)
-            return not (stop_on_first_failure and verdicts[index].verdict is not Verdict.ACCEPTED)
+        def passed(index: int, result: ProcessResult) -> bool:
+            return _verdict(suite, suite.tests[index], result, marker).verdict is Verdict.ACCEPTED
 
-        execution = self.executor.run(language, code, inputs, limits, on_result, cancel)
+        # Only a run that may stop early waits on each verdict: the others judge once it is over.
+        execution = self.executor.run(language, code, inputs, limits, passed if stop_on_first_failure else None, cancel)
+        verdicts = [
+            None if result is None else _verdict(suite, test, result, marker)
+            for test, result in zip(suite.tests, execution.tests, strict=True)
+        ]
         report = _report(execution, verdicts)
         report.details["isolation"] = self.executor.level.name
         return report

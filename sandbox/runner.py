@@ -28,6 +28,7 @@ imported once before the tests fork (WARM_MODULES), not in every test.
 import _ctypes
 import _signal as signal
 import builtins
+import gc
 import io
 import marshal
 import os
@@ -73,8 +74,10 @@ class CFunction(_ctypes.CFuncPtr):  # ctypes.CFUNCTYPE(c_int, use_errno=True)
     _restype_ = CInt
 
 
+prctl = CFunction(_ctypes.dlsym(_ctypes.dlopen(None, 0), "prctl"))  # looked up once: every test calls it twice
+
+
 def set_dumpable(dumpable):
-    prctl = CFunction(_ctypes.dlsym(_ctypes.dlopen(None, 0), "prctl"))
     if prctl(PR_SET_DUMPABLE, int(dumpable), 0, 0, 0) != 0:
         raise OSError(_ctypes.get_errno(), f"prctl(PR_SET_DUMPABLE, {int(dumpable)}) failed")
 
@@ -434,10 +437,11 @@ class Watch:
 def run_children(specs, parallel, limits, emit, credits_fd=None):
     """Run every spec, at most `parallel` at once; `emit` each result as its child ends.
 
-    With `credits_fd`, a test starts only on credit, one byte from the host each: `parallel`
-    once the host is ready (after tightening limits that compiling needed looser), then one
-    more for each result it has judged. The host stops the run by granting no more, so at
-    most `parallel - 1` tests run past the first failure it sees.
+    With `credits_fd`, a test starts only on credit, one byte from the host each, granted once the
+    host is ready (after tightening limits that compiling needed looser), then one more for each
+    result. A host that may stop the run grants `parallel` ahead, so at most `parallel - 1` tests
+    run past the first failure it sees; one that may not grants thousands ahead, so no test waits
+    for the host to read the results before it.
     """
     pending = list(reversed(specs))
     running = {}
@@ -445,6 +449,7 @@ def run_children(specs, parallel, limits, emit, credits_fd=None):
     credits = 0 if credits_fd is not None else len(specs)
     if credits_fd is not None:
         watch.add(credits_fd, None)
+    next_look = 0.0  # when count_waits looks at the running tests again: not at every event of a short test
     while pending or running:
         while pending and len(running) < parallel and credits > 0:
             credits -= 1
@@ -457,10 +462,11 @@ def run_children(specs, parallel, limits, emit, credits_fd=None):
         if not running:
             wait = None  # only the host's credits can let a test start
         else:
-            until_yield = count_waits(running)
             now = time.monotonic()
+            if now >= next_look:
+                next_look = now + max(YIELD_LOOK_MIN_S, min(WAIT_LOOK_S, count_waits(running)))
             until_deadline = min(wall_deadline(child, limits) for child in running.values()) - now
-            wait = max(YIELD_LOOK_MIN_S, min(WAIT_LOOK_S, until_yield, until_deadline))
+            wait = max(YIELD_LOOK_MIN_S, min(next_look - now, until_deadline))
         for fd, child in watch.ready(wait):
             if child is None:  # the host's credits
                 granted = os.read(credits_fd, 4096)
@@ -733,9 +739,11 @@ def lower_session_priority():
 
 
 def main():
+    started = time.monotonic()  # the host's clock too (one CLOCK_MONOTONIC): its phase table (Execution.phases)
     set_dumpable(False)
-    lower_session_priority()
     job = read_job(0)
+    os.nice(job["niceness"])  # before any test starts (sandbox/cpu_priority.py); children inherit it
+    lower_session_priority()
     if job["processes"]:
         # bwrap+rlimits (no pids cgroup): the kernel counts RLIMIT_NPROC per user namespace, and this one
         # holds only the run, so this bounds the run's processes and threads together.
@@ -767,7 +775,7 @@ def main():
         succeeded = compiled["status"] == "exited" and compiled["exit_code"] == 0
         if succeeded and job["pack_bytes"]:
             compiled["artifacts"] = pack_outputs(os.path.join(root, "src"), sources, job["pack_bytes"])
-        emit({"compile": compiled})
+        emit({"compile": compiled, "started": started})
         if not succeeded:
             return
     if python is not None:
@@ -794,8 +802,13 @@ def main():
                 spec["python_codes"] = [solution, *([test_code] if test_code is not None else [])]
                 spec["pristine"] = pristine
         specs.append(spec)
+    # What the runner holds now is what every test inherits: kept out of the collector, so a test's collections
+    # neither walk nor copy (copy-on-write) the runner's objects.
+    gc.freeze()
     run_children(specs, job["parallel"], job["limits"], emit, credits_fd=0)
 
 
 if __name__ == "__main__":
     main()
+    sys.stdout.flush()
+    os._exit(0)  # the run is over: no interpreter teardown (its PID namespace goes with it)

@@ -197,7 +197,11 @@ MAKE_RUNS = {
     "bench": [
         "bench/math_throughput.py",
         "bench/math_hard_forms.py",
+        "bench/math_hard_throughput.py",
+        "bench/front_cpu.py --ray",
         "bench/code_throughput.py --http",
+        "bench/sandbox_phases.py",
+        "bench/cache_soak.py",
         "bench/adapter_throughput.py",
         "bench/load.py",
         "bench/scale.py",

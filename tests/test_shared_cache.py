@@ -261,8 +261,8 @@ def test_a_managed_redis_with_its_own_bound_is_accepted_and_big_answers_stay_loc
         writer, reader = shared_cache(url, Metrics()), shared_cache(url, Metrics())
         for cache in (writer, reader):
             await cache.start()
-        await writer.put(b"small", small, 100)
-        await writer.put(b"big", big, 100)
+        await writer.put(b"small", small)
+        await writer.put(b"big", big)
         try:
             return await reader.get(b"small"), await reader.get(b"big")
         finally:

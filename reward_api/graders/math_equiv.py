@@ -78,6 +78,7 @@ from reward_api.graders.math_forms import (
     word_answer,
 )
 from reward_api.graders.math_parse import parse_answer
+from reward_api.graders.math_sets import solution_set
 from reward_api.profiles import MathSettings
 
 MIN_DIGITS = 6  # significant digits a decimal needs before it may stand for an exact value
@@ -885,8 +886,8 @@ class _Comparer:
     def _relation_as_set(self, ref: Basic, ans: Basic) -> str | None:
         """`-2 <= x <= 7` is the interval [-2, 7], whichever side writes which."""
         try:
-            ref = unwrap_fcs(ref).as_set() if is_relation(ref) else ref
-            ans = unwrap_fcs(ans).as_set() if is_relation(ans) else ans
+            ref = solution_set(unwrap_fcs(ref)) if is_relation(ref) else ref
+            ans = solution_set(unwrap_fcs(ans)) if is_relation(ans) else ans
         except Exception:
             return None
         return self._same_collection(ref, ans)

@@ -28,6 +28,7 @@ from sympy.core.relational import Relational
 from sympy.logic.boolalg import And, Not  # latex2sympy's And (a chain a < x < b) subclasses this
 
 from reward_api.graders.math_forms import split_top_level
+from reward_api.graders.math_sets import solution_set
 
 _NORMALIZE = NormalizationConfig(
     basic_latex=True, units=True, malformed_operators=True, nits=True, boxed="none", equations=False
@@ -161,7 +162,7 @@ def _atom_set(atom: str, ignore_units: bool, variables: set[Symbol]) -> Set | No
         return None
     variables |= relation.free_symbols
     try:
-        return relation.as_set()
+        return solution_set(relation)
     except Exception:  # not solvable for its variable as sympy sees it
         return None
 

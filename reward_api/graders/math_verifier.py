@@ -23,7 +23,6 @@ import functools
 import json
 import os
 import signal
-import sys
 import time
 from dataclasses import dataclass
 
@@ -95,7 +94,7 @@ def verify(answer: str, reference: str, settings: MathVerifierSettings, question
     else:
         outcome = Verification("equal" if decided else "not equal")
     _CACHE.max_entries = settings.cache_size  # the profile's bound; 0 keeps nothing
-    _CACHE.put(key, outcome, 0)
+    _CACHE.put(key, outcome)
     return outcome
 
 
@@ -211,5 +210,5 @@ def _content(data: bytes, url: str) -> str:
 
 
 # Verdicts this worker has seen, keyed by a digest (answers may be long); bounded by the number of
-# entries, the cache_size of the profile that asked last, not by bytes: a verdict is a few words.
-_CACHE: LRUCache[Verification] = LRUCache(max_entries=0, max_bytes=sys.maxsize)
+# entries, the cache_size of the profile that asked last; the byte bound is for the few with a reply echo.
+_CACHE: LRUCache[Verification] = LRUCache(max_entries=0, max_bytes=64 << 20)
