@@ -26,6 +26,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from front_cpu import isolated_path
 from load import NormalItems, memory
 
 from reward_api.local import LocalServer
@@ -120,7 +121,7 @@ def main() -> None:
     launcher = None
     if args.root:  # -P: the working directory not first on sys.path, so PYTHONPATH's tree wins
         settings["PYTHONPATH"] = str(args.root.resolve())
-        launcher = lambda argv, env: [argv[0], "-P", *argv[1:]]  # noqa: E731
+        launcher = isolated_path
     with LocalServer(launcher=launcher, **settings) as server:
         assert server.process is not None
         asyncio.run(_warm_up(server.url, NormalItems(args.seed + 1), args))

@@ -133,14 +133,15 @@ def plain(label: str, root: Path | None, seed: int, args: argparse.Namespace) ->
     launcher = None
     if root is not None:  # -P: no script folder first on sys.path, so PYTHONPATH's tree wins over the editable one
         settings["PYTHONPATH"] = str(root)
-        launcher = _isolated_path
+        launcher = isolated_path
     with LocalServer(launcher=launcher, **settings) as server:
         assert server.process is not None
         pid = server.process.pid
         return measure(label, server.url, lambda: cpu_seconds([pid]), seed, args)
 
 
-def _isolated_path(argv: list[str], env: dict[str, str]) -> list[str]:
+def isolated_path(argv: list[str], env: dict[str, str]) -> list[str]:
+    """A LocalServer launcher for a service from another tree: -P, no working directory first on sys.path."""
     return [argv[0], "-P", *argv[1:]]
 
 

@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from math_items import HARD, make_items
 from math_throughput import percentile, service
+from scale import cpu_seconds
 
 from reward_api.local import LocalServer
 from tests.math_collected_cases import ACCEPTED_TODAY, CASES
@@ -120,28 +121,9 @@ def math_verify_pass(items: list[tuple[str, Reference]], deadline_s: float) -> t
 def service_pass(server: LocalServer, items: list[tuple[str, Reference]], args: argparse.Namespace) -> Pass:
     """The items through `POST /v1/rewards`; CPU is the whole service's (HTTP process, forkserver, workers)."""
     assert server.process is not None
-    cpu_before = tree_cpu_seconds(server.process.pid)
+    cpu_before = cpu_seconds([server.process.pid])[1]
     seconds, results = asyncio.run(service(server.url, items, args.batch_size, args.concurrency))
-    return Pass(seconds, tree_cpu_seconds(server.process.pid) - cpu_before, results)
-
-
-def tree_cpu_seconds(root: int) -> float:
-    """CPU seconds (user + system) the live processes under `root`, itself included, have spent."""
-    parents, spent = {}, {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # exited meanwhile
-            continue
-        pid = int(stat.parent.name)
-        parents[pid], spent[pid] = int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for pid, seconds in spent.items():
-        ancestor = pid
-        while ancestor not in (root, 0, 1) and ancestor in parents:
-            ancestor = parents[ancestor]
-        total += seconds if ancestor == root else 0.0
-    return total
+    return Pass(seconds, cpu_seconds([server.process.pid])[1] - cpu_before, results)
 
 
 def by_method(results: list[dict]) -> dict[str, tuple[int, float]]:

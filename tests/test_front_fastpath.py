@@ -17,28 +17,11 @@ from reward_api.local import LocalServer
 from reward_api.pool import WorkerPool
 from reward_api.profiles import resolve_profile
 from tests import pool_jobs
+from tests.test_pool import until_full, with_pool
 
 # A chunk runs one function: operator.call, each call naming its job (a module-level function of a module that
 # imports fast: a worker imports it, within the call's deadline, on a loaded machine too).
 run_job = operator.call
-
-
-async def with_pool(body, size: int = 2, deadline_s: float = 1.0, **options):
-    restarts: list[str] = []
-    pool = WorkerPool(size, deadline_s, memory_mb=512, on_restart=restarts.append, **options)
-    await pool.start()
-    try:
-        return await body(pool), restarts
-    finally:
-        await pool.close()
-
-
-async def until_full(pool: WorkerPool) -> int:
-    for _ in range(100):
-        if pool.alive == pool.size:
-            break
-        await asyncio.sleep(0.1)
-    return pool.alive
 
 
 def test_a_chunk_answers_each_call_in_order() -> None:
