@@ -12,6 +12,8 @@ share of the total, and items/s.
 `--ray` adds the same items through Ray Serve (one replica of services/ray/serve.yaml with `--workers` CPUs on
 a local cluster, reward_api/ray_serve.py), with CPU per item of every process of the cluster (its proxy, Serve
 controller and daemons count as serving) against the plain service's; with `--baseline-root`, from both trees.
+Each setup is first watched idle for `--idle-s`: what it burns doing nothing (Ray's daemons: GCS, raylets, agents,
+dashboard, a cost per cluster whatever the load) is printed, and CPU per item is given both in all and above that.
 
     .venv/bin/python bench/front_cpu.py [--items 20000] [--baseline-root /tmp/front_base] [--ray]
 """
@@ -45,6 +47,7 @@ class Figures:
     seconds: float
     front_cpu_s: float  # serving: HTTP, JSON, validation, dispatch (and for Ray, its proxy and daemons)
     workers_cpu_s: float  # grading pools
+    idle_cpu_s: float  # what the setup burns idle over as long (Ray's daemons: a cost per cluster, not per item)
 
     @property
     def items_per_s(self) -> float:
@@ -56,6 +59,10 @@ class Figures:
     @property
     def total_cpu_s(self) -> float:
         return self.front_cpu_s + self.workers_cpu_s
+
+    @property
+    def busy_cpu_s(self) -> float:
+        return self.total_cpu_s - self.idle_cpu_s
 
     @property
     def front_share(self) -> float:
@@ -103,15 +110,18 @@ def measure(
     """Warm up, then grade `args.items` fresh items; `cpu()` gives (grading, all) CPU seconds of the setup so far."""
     asyncio.run(post_all(url, bodies(cheap_items(args.batch_size * args.concurrency, seed + 1), args.batch_size), 2))
     requests = bodies(cheap_items(args.items, seed), args.batch_size)
+    _, idle_before = cpu()
+    time.sleep(args.idle_s)
     grading_before, all_before = cpu()
+    idle_rate = (all_before - idle_before) / args.idle_s
     seconds = asyncio.run(post_all(url, requests, args.concurrency))
     grading_after, all_after = cpu()
     grading = grading_after - grading_before
-    figures = Figures(label, args.items, seconds, all_after - all_before - grading, grading)
+    figures = Figures(label, args.items, seconds, all_after - all_before - grading, grading, idle_rate * seconds)
     print(
         f"  {label:34s} {figures.items_per_s:8.0f} items/s  front {figures.per_1k(figures.front_cpu_s):6.3f}"
         f"  workers {figures.per_1k(figures.workers_cpu_s):6.3f} CPU s/1k items"
-        f"  (load average {os.getloadavg()[0]:.1f})",
+        f"  (idle {idle_rate:.2f} cores; load average {os.getloadavg()[0]:.1f})",
         flush=True,
     )
     return figures
@@ -173,7 +183,8 @@ def summary(name: str, runs: list[Figures]) -> Figures:
     best = max(runs, key=lambda f: f.items_per_s)
     print(
         f"{name:10s} front {best.per_1k(best.front_cpu_s):6.3f}  workers {best.per_1k(best.workers_cpu_s):6.3f}"
-        f"  total {best.per_1k(best.total_cpu_s):6.3f} CPU s/1k items;  front share {best.front_share:5.1%};"
+        f"  total {best.per_1k(best.total_cpu_s):6.3f} ({best.per_1k(best.busy_cpu_s):6.3f} above idle) CPU s/1k items;"
+        f"  front share {best.front_share:5.1%};"
         f"  {best.items_per_s:7.0f} items/s"
     )
     return best
@@ -192,6 +203,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="runs per setup, taking turns; the fastest counts")
     parser.add_argument("--baseline-root", type=Path, help="a source tree to measure the same way as the baseline")
     parser.add_argument("--ray", action="store_true", help="also through Ray Serve (a local cluster)")
+    parser.add_argument("--idle-s", type=float, default=5.0, help="seconds each setup is watched idle first")
     args = parser.parse_args()
     print(
         f"{args.items} cheap math items, batches of {args.batch_size}, {args.concurrency} in flight, "
@@ -223,6 +235,7 @@ def main() -> None:
 def _ray_ratio(ray: Figures, plain: Figures) -> None:
     print(
         f"Ray Serve / plain service ({ray.label}): CPU per item {_per_item_ratio(ray, plain, 'total_cpu_s'):.2f}x;"
+        f"  above what each burns idle {_per_item_ratio(ray, plain, 'busy_cpu_s'):.2f}x;"
         f"  serving CPU per item {_per_item_ratio(ray, plain, 'front_cpu_s'):.2f}x"
     )
 

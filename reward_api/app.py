@@ -97,7 +97,7 @@ def create_app(config: Config | None = None) -> FastAPI:
 
     install_error_handlers(app)
 
-    def authorize(request: Request) -> None:
+    async def authorize(request: Request) -> None:  # async: FastAPI would run a plain def in a thread per request
         if not config.auth_token:
             return
         supplied = request.headers.get("authorization", "")

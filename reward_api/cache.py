@@ -35,12 +35,11 @@ _MAP_NORESERVE = 0x4000
 
 def digest(*parts: bytes | str) -> bytes:
     """A collision-resistant key; parts are length-prefixed so ("ab", "c") != ("a", "bc")."""
-    h = hashlib.blake2b(digest_size=20)
+    chunks: list[bytes] = []
     for part in parts:
         data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
-        h.update(len(data).to_bytes(8, "little"))
-        h.update(data)
-    return h.digest()
+        chunks += (len(data).to_bytes(8, "little"), data)
+    return hashlib.blake2b(b"".join(chunks), digest_size=20).digest()  # one call: a key per item, on the front
 
 
 def _index_cost(key: bytes, packed: int) -> int:

@@ -66,6 +66,7 @@ import signal
 import struct
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -95,6 +96,10 @@ _STUCK_S = 10.0  # a stopped side-by-side call still unanswered then: its worker
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # A request this small is written on the event loop: the idle worker has emptied the pipe, whose buffer holds it.
 _DIRECT_SEND_BYTES = 32 * 1024
+# multiprocessing.Connection's framing, read here in bulk (_Worker.take_answers): a length, or -1 and a long one
+_FRAME, _LONG_FRAME = struct.Struct("!i"), struct.Struct("!Q")
+_READ_BYTES = 1 << 20
+_ANSWERS_NAP_S = 0.002  # with more of a chunk to come, wait this long for answers to gather before looking
 # What a call's answer costs its worker: these kinds discard it, for this reason.
 _LOST = {"hard_timeout": "deadline", "died": "crash", "out_of_memory": "memory"}
 # What pickling raises for what it cannot carry: a lambda, a socket, a list nested a thousand deep.
@@ -163,11 +168,14 @@ def _call_with_alarm(func: Callable[..., Any], args: Sequence[Any], soft_deadlin
 
 
 def _reply(kind: str, payload: Any, cpu_seconds: float) -> bytes:
+    """An answer: its kind, payload, the CPU seconds given, and when it ended (time.monotonic(), one clock for
+    every process): the parent may read it later, with the answers after it."""
+    ended = time.monotonic()
     try:
-        return pickle.dumps((kind, payload, cpu_seconds))
+        return pickle.dumps((kind, payload, cpu_seconds, ended))
     except _UNPICKLABLE as exc:
         error = f"the grader's answer could not be sent back ({type(exc).__name__}: {str(exc)[:200]})"
-        return pickle.dumps(("error", error, cpu_seconds))
+        return pickle.dumps(("error", error, cpu_seconds, ended))
 
 
 def _serve_side_by_side(conn: Connection, calls_at_once: int) -> NoReturn:
@@ -255,6 +263,8 @@ class _Worker:
         self.conn = conn
         self.lane = lane
         self.cpu_seen = 0.0  # the worker's process_time() at its last answer
+        self.received = bytearray()  # a one-call-at-a-time worker's pipe, read in bulk: a message's start
+        self.answers: deque[tuple[str, Any, float, float]] = deque()  # read, not yet taken
         self.demoted = False
         self.calls: dict[int, asyncio.Future] = {}  # side-by-side lane: calls sent and not yet answered
         self.send_lock = asyncio.Lock()  # side-by-side lane: one message at a time on the pipe
@@ -277,6 +287,19 @@ class _Worker:
         for thread in threads_of(self.process.pid):
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, thread, niceness)
+
+    def take_answers(self) -> bool:
+        """Read all the answers the pipe holds (after `select` saw it readable), at least one; False at its end.
+        One read serves every answer that came meanwhile: a cheap call's answer costs the parent little more
+        than its unpickling."""
+        while True:
+            data = os.read(self.conn.fileno(), _READ_BYTES)
+            if not data:
+                return False
+            self.received += data
+            self.answers.extend(pickle.loads(message) for message in _whole_messages(self.received))
+            if self.answers:
+                return True  # else the rest of a message is on its way (answers are small): read on
 
     def kill(self) -> None:
         """SIGKILL, without waiting: the forkserver, its parent, reaps it (the event loop must not block).
@@ -313,6 +336,25 @@ class _Lane:
     calls_at_once: int = 1
     workers: set[_Worker] = field(default_factory=set)
     idle: asyncio.Queue[_Worker] = field(default_factory=asyncio.Queue)
+
+
+def _whole_messages(received: bytearray) -> list[bytearray]:
+    """The complete messages at the start of `received`, taken out of it."""
+    messages, at = [], 0
+    while len(received) - at >= _FRAME.size:
+        (size,) = _FRAME.unpack_from(received, at)
+        start = at + _FRAME.size
+        if size == -1:
+            if len(received) - start < _LONG_FRAME.size:
+                break
+            (size,) = _LONG_FRAME.unpack_from(received, start)
+            start += _LONG_FRAME.size
+        if len(received) - start < size:
+            break
+        messages.append(received[start : start + size])
+        at = start + size
+    del received[:at]
+    return messages
 
 
 def _unpicklable(exc: BaseException) -> CallOutcome:
@@ -496,9 +538,10 @@ class WorkerPool:
                     if rest:
                         aside.append(asyncio.ensure_future(self._attempt_chunk(chunk, rest)))
 
-                kind, payload, cpu = await self._answer(worker, started + chunk.deadline, True, step_aside)
-                now = time.monotonic()
-                timing = {"seconds": now - started, "queued_seconds": started - chunk.asked, "cpu_seconds": cpu}
+                kind, payload, cpu, ended = await self._answer(
+                    worker, started + chunk.deadline, True, step_aside, more_to_come=bool(rest)
+                )
+                timing = {"seconds": ended - started, "queued_seconds": started - chunk.asked, "cpu_seconds": cpu}
                 outcome = self._outcome(worker, kind, payload, timing, chunk.deadline)
                 holding = kind not in _LOST
                 later = []
@@ -510,7 +553,7 @@ class WorkerPool:
                     chunk.outcomes[i] = outcome
                 if not holding or worker.demoted:  # the calls after it go elsewhere (a demoted one's went already)
                     return later if worker.demoted else [*later, *rest]
-                started = now
+                started = ended  # the next call began in the worker when this one ended
             return []
         except BaseException:  # cancelled mid-call: the worker's state is unknown
             if holding:
@@ -539,11 +582,11 @@ class WorkerPool:
             return _no_worker_in_time(asked)
         try:
             started = time.monotonic()
-            kind, payload, cpu = await self._run(worker, request, started + deadline, renice)
+            kind, payload, cpu, ended = await self._run(worker, request, started + deadline, renice)
         except BaseException:  # cancelled mid-call: the worker's state is unknown
             self._discard(worker, "cancelled")
             raise
-        timing = {"seconds": time.monotonic() - started, "queued_seconds": started - asked, "cpu_seconds": cpu}
+        timing = {"seconds": ended - started, "queued_seconds": started - asked, "cpu_seconds": cpu}
         outcome = self._outcome(worker, kind, payload, timing, deadline)
         if kind not in _LOST:
             self._release(worker)
@@ -635,7 +678,7 @@ class WorkerPool:
 
     def _answered(self, worker: _Worker, data: bytes) -> None:
         (call_id,) = _CALL_ID.unpack_from(data)
-        kind, payload, cpu = pickle.loads(memoryview(data)[_CALL_ID.size :])
+        kind, payload, cpu, _ = pickle.loads(memoryview(data)[_CALL_ID.size :])
         answer = worker.calls.pop(call_id, None)
         if answer is not None and not answer.done():
             answer.set_result((kind, payload, cpu))
@@ -664,11 +707,13 @@ class WorkerPool:
             if worker in lane.workers:
                 return worker
 
-    async def _run(self, worker: _Worker, request: bytes, expires_at: float, renice: bool) -> tuple:
-        """Send one call and wait for its answer: (kind, payload, cpu_seconds)."""
+    async def _run(
+        self, worker: _Worker, request: bytes, expires_at: float, renice: bool
+    ) -> tuple[str, Any, float, float]:
+        """Send one call and wait for its answer: (kind, payload, cpu_seconds, ended_at)."""
         left = expires_at - time.monotonic()
         if not await self._send_request(worker, _SOFT_DEADLINE.pack(max(left, 0.001) * SOFT_FRACTION) + request):
-            return ("died", None, 0.0)
+            return ("died", None, 0.0, time.monotonic())
         return await self._answer(worker, expires_at, renice)
 
     async def _send_request(self, worker: _Worker, message: bytes) -> bool:
@@ -683,18 +728,29 @@ class WorkerPool:
         return True
 
     async def _answer(
-        self, worker: _Worker, expires_at: float, renice: bool, on_aside: Callable[[], None] | None = None
-    ) -> tuple:
-        """Wait for the answer to the call a worker is running: (kind, payload, cpu_seconds).
-        `on_aside` is called if the call is demoted (its worker leaves the pool)."""
+        self,
+        worker: _Worker,
+        expires_at: float,
+        renice: bool,
+        on_aside: Callable[[], None] | None = None,
+        more_to_come: bool = False,
+    ) -> tuple[str, Any, float, float]:
+        """Wait for the answer to the call a worker is running: (kind, payload, cpu_seconds, ended_at).
+        `on_aside` is called if the call is demoted (its worker leaves the pool). With `more_to_come` (calls of
+        its chunk after it), an answer not there yet is given a moment for the next ones to come with it."""
         cpu_before = worker.cpu_seen
         cut = False
+        if worker.answers:  # read with an earlier call's
+            kind, payload, worker.cpu_seen, ended = worker.answers.popleft()
+            return kind, payload, worker.cpu_seen - cpu_before, ended
+        if more_to_come and not select.select([worker.conn.fileno()], [], [], 0)[0]:
+            await asyncio.sleep(_ANSWERS_NAP_S)
         # Look at the call every slow_after_s. It is slow once it has burnt slow_after_s of CPU (a call that
         # merely waited for a core on a busy machine is not), or run that long when its work is in child
         # processes. A slow call steps aside if a slot for slow calls is free, else (CPU-bound) it is cut.
         while not await self._readable(worker.conn, self._step(worker, cut, expires_at)):
             if time.monotonic() >= expires_at:
-                return ("hard_timeout", None, worker.cpu_now() - cpu_before)
+                return ("hard_timeout", None, worker.cpu_now() - cpu_before, time.monotonic())
             if worker.low_priority or cut or (renice and worker.cpu_now() - cpu_before < self.slow_after_s):
                 continue
             if len(self._slow if renice else self._slow_in_children) < self.max_slow:
@@ -706,11 +762,12 @@ class WorkerPool:
                 os.kill(worker.process.pid, signal.SIGALRM)  # its own alarm: it answers `timeout` and lives on
                 expires_at = min(expires_at, time.monotonic() + _CUT_GRACE_S)
         try:  # on the loop: the answer has begun to arrive, and answers are small (grade details are bounded)
-            data = worker.conn.recv_bytes()
-        except (EOFError, OSError):
-            return ("died", None, worker.cpu_now() - cpu_before)
-        kind, payload, worker.cpu_seen = pickle.loads(data)
-        return ("cut" if cut and kind == "timeout" else kind, payload, worker.cpu_seen - cpu_before)
+            if not worker.take_answers():
+                return ("died", None, worker.cpu_now() - cpu_before, time.monotonic())
+        except OSError:
+            return ("died", None, worker.cpu_now() - cpu_before, time.monotonic())
+        kind, payload, worker.cpu_seen, ended = worker.answers.popleft()
+        return ("cut" if cut and kind == "timeout" else kind, payload, worker.cpu_seen - cpu_before, ended)
 
     def _step(self, worker: _Worker, cut: bool, expires_at: float) -> float:
         """How long to wait for an answer before looking at the call again."""

@@ -100,10 +100,11 @@ async def with_engine(body):
 
     A pool test before it may have started this process's forkserver without the graders preloaded: then each
     worker imports them itself, which takes seconds on a loaded machine and more than the default worker memory
-    limit allows. Hence a long deadline and no limit."""
+    limit allows. Hence a long deadline, no limit, and no stepping aside (nor cut) for a worker still importing."""
     config = Config.from_env(
-        {}, workers=1, cache_entries=0, heavy_workers=0, code_workers=0, item_deadline_s=60, worker_memory_mb=0
-    )
+        {}, workers=1, cache_entries=0, heavy_workers=0, code_workers=0, item_deadline_s=60, worker_memory_mb=0,
+        slow_after_s=30,
+    )  # fmt: skip
     engine = RewardEngine(config)
     await engine.start()
     sent: list[str] = []
