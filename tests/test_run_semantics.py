@@ -1,0 +1,139 @@
+"""Run semantics that decide verdicts, as a judge (and SandboxFusion) would give them, through the real sandbox.
+
+Threads: a native program that starts a few threads runs as it would on a judge. glibc sizes each thread's stack by
+RLIMIT_STACK; at the 256 MB main stack competitive programs need, the fourth thread would not fit a 1 GB address
+space and `std::thread` threw "Resource temporarily unavailable": a right program scored 0. The main thread still
+recurses deep, recursion without end is still a runtime error, and a memory hog is still stopped. Each right
+program has a wrong twin that must fail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from sandbox.executor import Limits
+from sandbox.judge import LocalJudge, StdioTest, Verdict
+from sandbox.judge import TestSuite as Suite
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    language: str
+    code: str
+    expected: Verdict
+    memory_mb: int = 1024
+
+
+THREADS_CPP = r"""
+#include <cstdio>
+#include <thread>
+#include <vector>
+int main() {
+    long long n; std::scanf("%lld", &n);
+    std::vector<long long> part(THREADS, 0);
+    std::vector<std::thread> workers;
+    for (int t = 0; t < THREADS; t++)
+        workers.emplace_back([&, t] { for (long long i = t; i <= n; i += THREADS) part[t] += i; });
+    for (auto &w : workers) w.join();
+    long long total = 0;
+    for (long long p : part) total += p;
+    std::printf("%lld\n", (total) OFFSET);
+}
+"""
+
+THREADS_C = r"""
+#include <pthread.h>
+#include <stdio.h>
+static long long n, part[THREADS];
+static void *sum(void *arg) {
+    long t = (long)arg;
+    for (long long i = t; i <= n; i += THREADS) part[t] += i;
+    return NULL;
+}
+int main(void) {
+    pthread_t workers[THREADS];
+    scanf("%lld", &n);
+    for (long t = 0; t < THREADS; t++) pthread_create(&workers[t], NULL, sum, (void *)t);
+    long long total = 0;
+    for (long t = 0; t < THREADS; t++) { pthread_join(workers[t], NULL); total += part[t]; }
+    printf("%lld\n", (total) OFFSET);
+}
+"""
+
+# A depth-first walk 10^6 calls deep on the main thread (a path graph), as tree problems need.
+DEEP_CPP = r"""
+#include <cstdio>
+long long depth(long long k) { volatile char frame[64]; frame[0] = 1; return k ? 1 + depth(k - 1) : frame[0] - 1; }
+int main() {
+    long long n; std::scanf("%lld", &n);
+    std::printf("%lld\n", (n * (n + 1) / 2 + depth(1000000) - 1000000) OFFSET);
+}
+"""
+
+ENDLESS_CPP = r"""
+#include <cstdio>
+long long down(long long k) { volatile char frame[256]; frame[0] = (char)k; return down(k + 1) + frame[0]; }
+int main() { std::printf("%lld\n", down(0)); }
+"""
+
+HOG_CPP = r"""
+#include <cstdio>
+#include <cstring>
+#include <vector>
+int main() {
+    std::vector<char *> blocks;
+    for (;;) { char *b = new char[1 << 20]; std::memset(b, 1, 1 << 20); blocks.push_back(b); }
+}
+"""
+
+# A hog in threads: each thread touches its share; together past the bound.
+THREAD_HOG_CPP = r"""
+#include <cstring>
+#include <thread>
+#include <vector>
+int main() {
+    std::vector<std::thread> workers;
+    for (int t = 0; t < 4; t++)
+        workers.emplace_back([] { for (;;) { char *b = new char[1 << 20]; std::memset(b, 1, 1 << 20); } });
+    for (auto &w : workers) w.join();
+}
+"""
+
+
+def _twin(code: str, threads: int, wrong: bool) -> str:
+    """The program with `threads` threads; a wrong one doubles its answer (numbers match within a relative
+    tolerance: one off would pass)."""
+    return code.replace("THREADS", str(threads)).replace("OFFSET", "* 2" if wrong else "")
+
+
+ROWS = [
+    Row("cpp-8-threads", "cpp", _twin(THREADS_CPP, 8, wrong=False), Verdict.ACCEPTED),
+    Row("cpp-8-threads-wrong", "cpp", _twin(THREADS_CPP, 8, wrong=True), Verdict.WRONG_ANSWER),
+    Row("cpp-32-threads-256mb", "cpp", _twin(THREADS_CPP, 32, wrong=False), Verdict.ACCEPTED, memory_mb=256),
+    Row("c-8-pthreads", "c", _twin(THREADS_C, 8, wrong=False), Verdict.ACCEPTED),
+    Row("c-8-pthreads-wrong", "c", _twin(THREADS_C, 8, wrong=True), Verdict.WRONG_ANSWER),
+    Row("cpp-recursion-1e6-deep", "cpp", _twin(DEEP_CPP, 0, wrong=False), Verdict.ACCEPTED, memory_mb=512),
+    Row("cpp-recursion-1e6-deep-wrong", "cpp", _twin(DEEP_CPP, 0, wrong=True), Verdict.WRONG_ANSWER, memory_mb=512),
+    Row("cpp-recursion-without-end", "cpp", ENDLESS_CPP, Verdict.RUNTIME_ERROR, memory_mb=256),
+    Row("cpp-memory-hog", "cpp", HOG_CPP, Verdict.MEMORY_LIMIT, memory_mb=256),
+    Row("cpp-memory-hog-in-threads", "cpp", THREAD_HOG_CPP, Verdict.MEMORY_LIMIT, memory_mb=256),
+]
+N = 1_000_000
+SUITE = Suite("stdio", (StdioTest(f"{N}\n", str(N * (N + 1) // 2)),))
+
+
+@pytest.fixture(scope="module")
+def judge() -> LocalJudge:
+    return LocalJudge()
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.name for row in ROWS])
+def test_native_programs_get_a_judges_verdict(judge: LocalJudge, row: Row) -> None:
+    limits = Limits(time_s=5, wall_s=10, memory_mb=row.memory_mb, compile_s=30)
+    report = judge.judge(row.language, row.code, SUITE, limits)
+    assert report.compile_error is None and report.sandbox_error is None, report.to_dict()
+    [test] = report.tests
+    assert test.verdict == row.expected, report.to_dict()
