@@ -73,9 +73,9 @@ from tests.test_sandbox_languages import NOT_STDIO, PROGRAMS
 
 LIMITS = Limits(time_s=2)
 RESULT_MARKER = "\n<<<baseline-result>>>"
-# The call harness reads the program's names through the sandbox runner's `__judge__` (sandbox/runner.py's
-# Harness): a plain interpreter gets a stand-in that hands it the module's globals.
-PLAIN_JUDGE = "class __judge__:\n    program = globals()\n"
+# The call harness reads the program's names and reports through the sandbox runner's `__judge__` (sandbox/runner.py's
+# Harness): a plain interpreter gets a stand-in that hands it the module's globals and prints the report.
+PLAIN_JUDGE = "import sys as _plain\nclass __judge__:\n    program = globals()\n    done = _plain.stdout.write\n"
 BASELINE = "baseline (plain subprocess)"
 Work = list[tuple[str, Suite]]  # (code, suite) per submission
 

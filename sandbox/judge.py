@@ -279,9 +279,10 @@ def _test_input(suite: TestSuite, test: StdioTest | CallTest | AssertTest, marke
 
 def call_harness(fn_name: str, args: Sequence[Any], marker: str) -> str:
     """Python run after the solution (in a namespace of its own: sandbox/runner.py's Harness): call the function (or
-    Solution().method) as the program defines it, print the result (compared outside the sandbox)."""
+    Solution().method) as the program defines it; the runner writes the result (compared outside the sandbox) after
+    the program's output, with its own descriptor: a program that replaced sys.stdout still gets its verdict."""
     return (
-        "import json as _judge_json, sys as _judge_sys\n"
+        "import json as _judge_json\n"
         f"_judge_name = {fn_name!r}\n"
         "_judge_program = __judge__.program\n"
         "_judge_fn = _judge_program.get(_judge_name)\n"
@@ -290,8 +291,7 @@ def call_harness(fn_name: str, args: Sequence[Any], marker: str) -> str:
         "if _judge_fn is None:\n"
         "    raise NameError(f'function {_judge_name!r} is not defined')\n"
         f"_judge_result = _judge_fn(*_judge_json.loads({json.dumps(list(args))!r}))\n"
-        "_judge_sys.stdout.flush()\n"
-        f"_judge_sys.stdout.write({marker!r} + _judge_json.dumps(_judge_result, default=list))\n"
+        f"__judge__.done({marker!r} + _judge_json.dumps(_judge_result, default=list))\n"
     )
 
 

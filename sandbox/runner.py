@@ -219,8 +219,8 @@ def load_python(code_path):
 
 def run_python(codes, pristine):
     """In a forked child: exec the solution as __main__, then the test's own code (if any) in a namespace of its own
-    (Harness). An assert test's code ends with `__judge__.done(marker)`: the runner writes the marker last on stdout
-    when the process ends well, and only in the process it started."""
+    (Harness). A test's code ends with `__judge__.done(marker)` (a function-call test's holds its result): the runner
+    writes it last on stdout when the process ends well, and only in the process it started."""
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=False)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True)
@@ -382,7 +382,8 @@ class Harness:
             return Opaque(value, self, f"{origin} a value of type {type_name(type(value))}")
 
     def done(self, marker):
-        """Called by the test's code after its last check: the runner writes `marker` once its process ends well."""
+        """Called by the test's code after its last check (an assert test's marker, a function-call test's marker and
+        result): the runner writes `marker` once its process ends well, after the program's own output."""
         self.marker = marker
 
     def finished(self):

@@ -1,5 +1,9 @@
 """Run semantics that decide verdicts, as a judge (and SandboxFusion) would give them, through the real sandbox.
 
+Python programs that break what a runner would use to end or report a test (SandboxFusion's anti-hack prelude sets
+`exit`, `os._exit` and `sys.exit` to None before every program; others rebind `print`, the builtins, `sys.stdout` or
+`os.write` once they have answered) get their own verdict in every test mode, never a crash of our runner.
+
 Threads: a native program that starts a few threads runs as it would on a judge. glibc sizes each thread's stack by
 RLIMIT_STACK; at the 256 MB main stack competitive programs need, the fourth thread would not fit a 1 GB address
 space and `std::thread` threw "Resource temporarily unavailable": a right program scored 0. The main thread still
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 import pytest
 
 from sandbox.executor import Limits
-from sandbox.judge import LocalJudge, StdioTest, Verdict
+from sandbox.judge import AssertTest, CallTest, LocalJudge, StdioTest, Verdict
 from sandbox.judge import TestSuite as Suite
 
 
@@ -137,3 +141,49 @@ def test_native_programs_get_a_judges_verdict(judge: LocalJudge, row: Row) -> No
     assert report.compile_error is None and report.sandbox_error is None, report.to_dict()
     [test] = report.tests
     assert test.verdict == row.expected, report.to_dict()
+
+
+# SandboxFusion's prelude (sandbox/utils/antihack.py there), as it prepends it to every Python program.
+ANTI_HACK = """
+import os
+import sys
+exit = None
+os._exit = None
+sys.exit = None
+"""
+ADD, ADD_WRONG = "def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"
+STDIO = Suite("stdio", (StdioTest("1 2\n", "3"), StdioTest("2 2\n", "4")))
+CALL = Suite("call", (CallTest([1, 2], 3), CallTest([2, 2], 4)), fn_name="add")
+ASSERTS = Suite("assert", (AssertTest("assert add(1, 2) == 3"), AssertTest("assert add(2, 2) == 4")))
+READ_ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
+# What each program breaks after answering (stdio) or once defined (call and assert modes).
+BREAKERS = {
+    "anti-hack-prelude": "",
+    "print-rebound": "import builtins\nbuiltins.print = None\n",
+    "stdout-replaced": "import io, sys\nsys.stdout = io.StringIO()\nsys.stderr = None\n",
+    "os-write-and-close-gone": "import os\nos.write = None\nos.close = None\n",
+    "exit-functions-replaced": "import os, sys\nos._exit = lambda code: None\nsys.exit = print\n",
+}
+PYTHON_ROWS = [
+    (f"{mode}-{breaker}{'-wrong' if wrong else ''}", code, suite, wrong)
+    for breaker, broken in BREAKERS.items()
+    for wrong in (False, True)
+    for mode, code, suite in (
+        ("stdio", ANTI_HACK + (READ_ADD.replace("a + b", "a * b") if wrong else READ_ADD) + broken, STDIO),
+        ("call", ANTI_HACK + (ADD_WRONG if wrong else ADD) + broken, CALL),
+        ("assert", ANTI_HACK + (ADD_WRONG if wrong else ADD) + broken, ASSERTS),
+    )
+]
+
+
+@pytest.mark.parametrize(("code", "suite", "wrong"), [row[1:] for row in PYTHON_ROWS], ids=[r[0] for r in PYTHON_ROWS])
+def test_python_programs_that_break_exits_and_output_get_their_own_verdicts(
+    judge: LocalJudge, code: str, suite: Suite, wrong: bool
+) -> None:
+    report = judge.judge("python", code, suite, Limits(time_s=2))
+    assert report.compile_error is None and report.sandbox_error is None, report.to_dict()
+    verdicts = [test.verdict for test in report.tests]
+    if wrong:  # 1 * 2 != 3 but 2 * 2 == 4; 1 - 2 != 3 and 2 - 2 != 4
+        assert verdicts[0] is not Verdict.ACCEPTED, report.to_dict()
+    else:
+        assert verdicts == [Verdict.ACCEPTED] * len(suite.tests), report.to_dict()
