@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -34,6 +34,7 @@ from typing import Any, Literal
 from sandbox import cpu_priority
 from sandbox.cgroups import RunCgroup
 from sandbox.compile_cache import Claim, CompileCache
+from sandbox.files import FETCH_BYTES, fetch_paths, placed_files
 from sandbox.isolation import (
     Isolation,
     Level,
@@ -159,6 +160,7 @@ class Execution:
     # (step, time.monotonic()) as each step of the run ended, for bench/sandbox_phases.py: the host's steps, the
     # runner's own start ("runner", its clock: the same monotonic clock), and each result as it arrived.
     phases: list[tuple[str, float]] = field(default_factory=list)
+    fetched: dict[str, str] = field(default_factory=dict)  # a path asked for (`fetch`) -> its content after, base64
 
 
 def source_size_error(code: str) -> str | None:
@@ -238,23 +240,38 @@ class Executor:
         limits: Limits = Limits(),
         on_result: Callable[[int, ProcessResult], bool] | None = None,
         cancel: Cancel | None = None,
+        files: Mapping[str, bytes] | None = None,
+        fetch: Sequence[str] = (),
     ) -> Execution:
         """Compile once and run every test; `on_result` returning False stops the run early. Without one, tests
-        start as the runner can take them, never waiting on this process's reading of results."""
+        start as the runner can take them, never waiting on this process's reading of results. `files` (path ->
+        content) are written before compiling, and the files at `fetch` are given back after the run
+        (Execution.fetched); sandbox/files.py says which paths may be used (FilePathError)."""
         lang = self.language(language)
         limits = lang.fit(limits)
         if (too_large := source_size_error(code)) is not None:  # the program's fault: a failed compile
             return Execution(compile=ProcessResult("exited", exit_code=1, stderr=too_large), tests=[None] * len(tests))
-        isolated = self.level.isolation is not Isolation.NONE
+        isolated = self.isolated
         # No cgroup bounds an isolated run: the runner bounds processes and memory with rlimits.
         rlimits_only = isolated and self.level.cgroups is None
         job = _job(lang, code, tests, limits, max(1, min(self.parallel, len(tests) or 1)), rlimits_only)
+        job["data_files"] = placed_files(files or {}, isolated, list(job["files"]))
+        wanted = fetch_paths(fetch, isolated)
+        job["fetch"], job["fetch_bytes"] = sorted(set(wanted.values())), FETCH_BYTES
         # The runner's own and its tests' (sandbox/cpu_priority.py); unsandboxed runs keep this process's.
         job["niceness"] = cpu_priority.FRESH_NICENESS if isolated else 0
         run = _Run(lang, job, len(tests), limits, on_result, cancel or Cancel())
-        if self.compile_cache is None or not job["compile"]:
-            return self._execute(run)
-        return self._run_with_cache(self.compile_cache, run)
+        if self.compile_cache is None or not job["compile"] or job["data_files"]:  # files may change what compiles
+            execution = self._execute(run)
+        else:
+            execution = self._run_with_cache(self.compile_cache, run)
+        got = execution.fetched  # by sandbox path: a file missing, or past FETCH_BYTES, is not there
+        execution.fetched = {name: got[path] for name, path in wanted.items() if path in got}
+        return execution
+
+    @property
+    def isolated(self) -> bool:
+        return self.level.isolation is not Isolation.NONE
 
     def _run_with_cache(self, cache: CompileCache, run: _Run) -> Execution:
         """A compiled language's run: compiled here and kept, or with the kept compile's files (or error)."""
@@ -335,6 +352,9 @@ def _job(
         "tests": [{"stdin": t.stdin, "python_code": t.python_code} for t in tests],
         "pack_bytes": 0,  # > 0: after compiling, send back what the compile wrote, up to this size (compile cache)
         "niceness": 0,  # the runner's own and its tests' (Executor.run)
+        "data_files": {},  # absolute sandbox path -> bytes, written before compiling (sandbox/files.py)
+        "fetch": [],  # absolute sandbox paths given back after the run, together at most fetch_bytes
+        "fetch_bytes": 0,
     }
 
 
@@ -442,6 +462,9 @@ class _Sandbox:
                 message = json.loads(line)
                 if "yield" in message:
                     self.yield_cpu()
+                    continue
+                if "fetched" in message:
+                    execution.fetched = message["fetched"]
                     continue
                 oom_now = self.cgroup.oom_kills() if self.cgroup else 0
                 if "compile" in message:

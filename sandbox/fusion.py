@@ -19,7 +19,11 @@ and `sandbox/runners/types.py` (CommandRunResult, CommandRunStatus, Language).
   a time limit or a non-zero return code, else `Success`; `message` is empty unless
   `SandboxError`;
 - `memory_limit_MB` <= 0 (SandboxFusion: unlimited) gets the service's default bound;
-- `files` and `fetch_files` are accepted and ignored: programs read stdin only here.
+- `files` (path -> base64, written before compiling; a null content, or a name holding
+  `IGNORE_THIS_FILE`, is skipped) and `fetch_files` (paths whose contents come back base64 in
+  `files`; a missing one is left out) as `restore_files` and `run_commands` treat them there:
+  a path relative to the program's directory or absolute inside the sandbox (sandbox/files.py;
+  anywhere else is a 422 naming the path);
 
 verl's client (`verl/utils/reward_score/sandbox_fusion/utils.py`, call_sandbox_api) reads
 for compile_timeout + run_timeout + 10 s and retries only a 504: the service starts a run
@@ -28,6 +32,8 @@ only when it can still finish within that deadline (`start_within_s`), else answ
 
 from __future__ import annotations
 
+import base64
+import binascii
 import signal
 from typing import Any
 
@@ -46,6 +52,7 @@ FUSION_LANGUAGES = frozenset(
         "kotlin_script", "jest", "verilog", "python_gpu", "lean", "swift", "racket", "gtest", "react",
     }
 )  # fmt: skip
+_IGNORED_FILE = "IGNORE_THIS_FILE"  # SandboxFusion's restore_files skips a name holding this
 _SLACK_S = 10.0  # on top of compile and run time: sandbox start-up and teardown
 _VERL_READ_MARGIN_S = 10.0  # verl's API_TIMEOUT: it waits compile_timeout + run_timeout + this for an answer
 START_UP_S = 2.0  # sandbox start-up and teardown and the HTTP round trip (0.1 s on an idle host), generously
@@ -60,8 +67,12 @@ class RunCodeRequest(BaseModel):
     code: str = Field(..., description="the code to run")
     stdin: str | None = Field(None, description="optional string to pass into stdin")
     language: str = Field(..., description="the language or execution mode to run the code")
-    files: dict[str, str | None] = Field({}, description="ignored here: files are not supported")
-    fetch_files: list[str] = Field([], description="ignored here: files are not supported")
+    files: dict[str, str | None] = Field(
+        {},
+        description="files to write before the run: path (relative to the program's directory, or absolute under "
+        "/sandbox or /tmp) -> base64 content",
+    )
+    fetch_files: list[str] = Field([], description="paths whose contents come back base64 in the answer's `files`")
 
     @field_validator("language")
     @classmethod
@@ -75,6 +86,25 @@ class RunCodeRequest(BaseModel):
     @classmethod
     def _within_source_limit(cls, code: str) -> str:
         return check_source_size(code)
+
+    @field_validator("files")
+    @classmethod
+    def _base64(cls, files: dict[str, str | None]) -> dict[str, str | None]:
+        for path, content in files.items():
+            if content is not None:
+                try:
+                    base64.b64decode(content, validate=True)
+                except binascii.Error as exc:
+                    raise ValueError(f"{path!r}: its content is not base64 ({exc})") from exc
+        return files
+
+    def given_files(self) -> dict[str, bytes]:
+        """The files to write, decoded; those SandboxFusion skips (null content, IGNORE_THIS_FILE) left out."""
+        return {
+            path: base64.b64decode(content)
+            for path, content in self.files.items()
+            if content is not None and _IGNORED_FILE not in path
+        }
 
     def resolve_language(self) -> Language | None:
         """Our language for this request; None for SandboxFusion languages we do not run."""
@@ -149,6 +179,10 @@ def unsupported(reason: str) -> dict[str, Any]:
 
 
 def run_code_response(language: Language, execution: Execution) -> dict[str, Any]:
+    return response(*_results(language, execution), execution.fetched)
+
+
+def _results(language: Language, execution: Execution) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     compile_result = run_result = None
     compiled = execution.compile
     if language.compile is None and compiled is not None and not compiled.ok:  # a failed run there (Python's syntax)
@@ -160,10 +194,12 @@ def run_code_response(language: Language, execution: Execution) -> dict[str, Any
         if compiled is None or compiled.ok:
             run = execution.tests[0]
             run_result = command_result(run) if run is not None else _missing(execution)
-    return response(compile_result, run_result)
+    return compile_result, run_result
 
 
-def response(compile_result: dict[str, Any] | None, run_result: dict[str, Any] | None) -> dict[str, Any]:
+def response(
+    compile_result: dict[str, Any] | None, run_result: dict[str, Any] | None, files: dict[str, str] | None = None
+) -> dict[str, Any]:
     """SandboxFusion's RunCodeResponse, status and message by its parse_run_status rules."""
     results = [r for r in (compile_result, run_result) if r is not None]
     status, message = "Success", ""
@@ -177,5 +213,5 @@ def response(compile_result: dict[str, Any] | None, run_result: dict[str, Any] |
         "compile_result": compile_result,
         "run_result": run_result,
         "executor_pod_name": None,
-        "files": {},
+        "files": files or {},
     }

@@ -664,6 +664,52 @@ def write_files(root, files):
             os.chmod(path, content[0])
 
 
+def local_path(root, path):
+    """An absolute sandbox path (sandbox/files.py checked it) where this runner sees it: the same in the sandbox;
+    under the run's temporary directory without isolation."""
+    return path if root == "/sandbox" else os.path.join(root, os.path.relpath(path, "/sandbox"))
+
+
+def write_data(root, files):
+    """The files the run was given (SandboxFusion's `files`), by absolute sandbox path."""
+    for path, content in files.items():
+        path = local_path(root, path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(content)
+
+
+def fetch_files(root, paths, limit):
+    """The plain files at `paths` after the run, base64, together at most `limit` bytes (a file past that is left
+    out, as one missing is). Opened without blocking: a leftover process may have put a FIFO there."""
+    fetched, total = {}, 0
+    for path in paths:
+        try:
+            fd = os.open(local_path(root, path), os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            if (os.fstat(fd).st_mode & 0o170000) != 0o100000:  # S_IFREG
+                continue
+            budget, chunks, size = limit - total, [], 0
+            while size <= budget and (chunk := os.read(fd, budget + 1 - size)):
+                chunks.append(chunk)
+                size += len(chunk)
+            if size <= budget:
+                total += size
+                fetched[path] = b2a_base64(b"".join(chunks), newline=False).decode("ascii")
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    return fetched
+
+
+def emit_fetched(job, root, emit):
+    if job["fetch"]:
+        emit({"fetched": fetch_files(root, job["fetch"], job["fetch_bytes"])})
+
+
 def pack_outputs(src, sources, limit):
     """What compiling wrote beside the sources (a binary, class files), for the host's compile cache: relative
     path -> [mode, base64]. None when it holds more than `limit` bytes, anything but plain files, or a file the
@@ -773,6 +819,11 @@ def main():
         stderr = f"the program does not fit the sandbox's disk (limits.disk_mb): {exc.strerror}"
         emit({"compile": {"status": "exited", "exit_code": 1, "stderr": stderr}})
         return
+    try:
+        write_data(root, job.pop("data_files"))
+    except OSError as exc:  # the request's files, not the program: a sandbox error, said in one line
+        sys.stderr.write(f"the run's files do not fit the sandbox's disk (limits.disk_mb): {exc.strerror}\n")
+        sys.exit(1)
     os.chdir(os.path.join(root, "src"))
     python = None  # (the solution's code, each test's code or error) for Python
     if job["python_main"] or job["compile"]:
@@ -782,6 +833,7 @@ def main():
             compiled["artifacts"] = pack_outputs(os.path.join(root, "src"), sources, job["pack_bytes"])
         emit({"compile": compiled, "started": started})
         if not succeeded:
+            emit_fetched(job, root, emit)
             return
     if python is not None:
         codes = [code for code in (python[0], *python[1]) if isinstance(code, type(python[0]))]
@@ -811,6 +863,7 @@ def main():
     # neither walk nor copy (copy-on-write) the runner's objects.
     gc.freeze()
     run_children(specs, job["parallel"], job["limits"], emit, credits_fd=0)
+    emit_fetched(job, root, emit)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ from sandbox import compile_cache, fusion
 from sandbox.client import QUEUE_MARGIN_S
 from sandbox.compile_cache import CompileCache
 from sandbox.executor import Cancel, Executor, Limits, TestInput
+from sandbox.files import FilePathError, sandbox_path
 from sandbox.isolation import Isolation
 from sandbox.judge import JudgeReport, LocalJudge, StdioTest, TestSuite
 from sandbox.languages import (
@@ -355,6 +356,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         except LanguageError as exc:  # SandboxFusion's own ids included: its client reads the reason
             lang, answer = None, fusion.unsupported(str(exc))
         else:
+            _check_file_paths(body, runner.executor.isolated)
             answer = await _run_fusion(runner, body, lang, body.limits(config.run_code_memory_mb))
         metrics.runs.labels("/run_code", lang.name if lang else "unsupported", answer["status"]).inc()
         return answer
@@ -387,7 +389,9 @@ async def _run_fusion(runner: _Runner, body: fusion.RunCodeRequest, lang: Langua
         execution = await runner.call(
             "/run_code",
             lang.name,
-            lambda cancel: runner.executor.run(lang, body.code, tests, limits, cancel=cancel),
+            lambda cancel: runner.executor.run(
+                lang, body.code, tests, limits, cancel=cancel, files=body.given_files(), fetch=body.fetch_files
+            ),
             body.start_within_s(lang),
         )
     except Busy:
@@ -400,6 +404,17 @@ async def _run_fusion(runner: _Runner, body: fusion.RunCodeRequest, lang: Langua
         runner.metrics.errors.labels("/run_code", "sandbox_error").inc()
     runner.metrics.count_compile_cache(lang.name, execution.details)
     return fusion.run_code_response(lang, execution)
+
+
+def _check_file_paths(body: fusion.RunCodeRequest, isolated: bool) -> None:
+    """A 422 naming the first path of `files` or `fetch_files` the sandbox cannot place, before the run waits."""
+    for field, paths in (("files", list(body.files)), ("fetch_files", body.fetch_files)):
+        for index, path in enumerate(paths):
+            try:
+                sandbox_path(path, isolated)
+            except FilePathError as exc:
+                loc = ["body", field, path] if field == "files" else ["body", field, index]
+                raise ApiError.at(422, loc, str(exc), "bad_path") from exc
 
 
 def _count_report(metrics: SandboxMetrics, language: str, report: JudgeReport) -> None:
