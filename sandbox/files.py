@@ -9,6 +9,8 @@ reachable, whatever a path or a symlink the program made says.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import posixpath
 from collections.abc import Mapping, Sequence
 
@@ -34,6 +36,14 @@ def sandbox_path(path: str, isolated: bool) -> str:
             f"directory ({WORKING_DIRECTORY}) or {where}"
         )
     return placed
+
+
+def from_base64(text: str) -> bytes:
+    """A file's content as the wire carries it (SandboxFusion's `files`); ValueError saying so when it is not base64."""
+    try:
+        return base64.b64decode(text, validate=True)
+    except binascii.Error as exc:
+        raise ValueError(f"the content is not base64 ({exc})") from exc
 
 
 def placed_files(files: Mapping[str, bytes], isolated: bool, sources: Sequence[str]) -> dict[str, bytes]:

@@ -32,14 +32,13 @@ only when it can still finish within that deadline (`start_within_s`), else answ
 
 from __future__ import annotations
 
-import base64
-import binascii
 import signal
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
 from sandbox.executor import Execution, Limits, ProcessResult
+from sandbox.files import from_base64
 from sandbox.languages import Language, LanguageError, get_language
 from sandbox.wire import check_source_size
 
@@ -93,15 +92,15 @@ class RunCodeRequest(BaseModel):
         for path, content in files.items():
             if content is not None:
                 try:
-                    base64.b64decode(content, validate=True)
-                except binascii.Error as exc:
-                    raise ValueError(f"{path!r}: its content is not base64 ({exc})") from exc
+                    from_base64(content)
+                except ValueError as exc:
+                    raise ValueError(f"{path!r}: {exc}") from None
         return files
 
     def given_files(self) -> dict[str, bytes]:
         """The files to write, decoded; those SandboxFusion skips (null content, IGNORE_THIS_FILE) left out."""
         return {
-            path: base64.b64decode(content)
+            path: from_base64(content)
             for path, content in self.files.items()
             if content is not None and _IGNORED_FILE not in path
         }

@@ -25,7 +25,7 @@ import json
 import math
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, Protocol
 
@@ -98,6 +98,8 @@ class TestSuite:
     tests: tuple[StdioTest | CallTest | AssertTest | ProgramTest, ...]  # program: exactly one
     fn_name: str | None = None
     comparison: Comparison = Comparison()
+    # Written before the program compiles (sandbox/files.py's paths): input files the tests read, headers.
+    files: Mapping[str, bytes] = field(default_factory=dict)
 
 
 @dataclass
@@ -159,7 +161,7 @@ class LocalJudge:
         if suite.kind == "program":
             lang = self.executor.language(language)
             if not lang.python_zygote:
-                return self._judge_program(lang, code, suite.tests[0], limits, cancel)
+                return self._judge_program(lang, code, suite, limits, cancel)
             # Python's test code runs as an assert test's: apart from the program, on plain data (runner.py's Harness).
             suite = TestSuite("assert", (AssertTest(suite.tests[0].code),))
         # Printed by the judge's own code after the solution's: a fresh secret per run, so a
@@ -171,7 +173,8 @@ class LocalJudge:
             return _verdict(suite, suite.tests[index], result, marker).verdict is Verdict.ACCEPTED
 
         # Only a run that may stop early waits on each verdict: the others judge once it is over.
-        execution = self.executor.run(language, code, inputs, limits, passed if stop_on_first_failure else None, cancel)
+        stop = passed if stop_on_first_failure else None
+        execution = self.executor.run(language, code, inputs, limits, stop, cancel, files=suite.files)
         verdicts = [
             None if result is None else _verdict(suite, test, result, marker)
             for test, result in zip(suite.tests, execution.tests, strict=True)
@@ -181,10 +184,13 @@ class LocalJudge:
         return report
 
     def _judge_program(
-        self, lang: Language, code: str, test: ProgramTest, limits: Limits, cancel: Cancel | None
+        self, lang: Language, code: str, suite: TestSuite, limits: Limits, cancel: Cancel | None
     ) -> JudgeReport:
+        [test] = suite.tests
+        assert isinstance(test, ProgramTest)
         tests = lang.with_tests_done(test.code, TESTS_DONE)
-        execution = self.executor.run(lang, f"{code}\n{tests or test.code}\n", [TestInput()], limits, cancel=cancel)
+        program = f"{code}\n{tests or test.code}\n"
+        execution = self.executor.run(lang, program, [TestInput()], limits, cancel=cancel, files=suite.files)
         result = execution.tests[0]
         report = _report(execution, [None if result is None else TestVerdict(Verdict.SKIPPED)])
         if result is not None and report.compile_error is None:

@@ -14,12 +14,14 @@ message names the field (`suite.stdio.tests.2.output: Field required`).
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import typing
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -31,6 +33,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from sandbox.executor import Limits, source_size_error
+from sandbox.files import from_base64, sandbox_path
 from sandbox.judge import (
     AssertTest,
     CallTest,
@@ -98,6 +101,15 @@ class _SuiteBase(BaseModel):
     model_config = _STRICT
     fn_name: str | None = None
     comparison: _Comparison = _Comparison()
+    files: dict[str, Annotated[bytes, BeforeValidator(from_base64)]] = {}  # path (sandbox/files.py) -> base64
+    # content, written before compiling
+
+    @field_validator("files")
+    @classmethod
+    def _placeable(cls, files: dict[str, bytes]) -> dict[str, bytes]:
+        for path in files:
+            sandbox_path(path, isolated=True)  # FilePathError is a ValueError: reported under `files`
+        return files
 
 
 class _StdioSuite(_SuiteBase):
@@ -178,6 +190,7 @@ def suite_from_model(model: _StdioSuite | _CallSuite | _AssertSuite | _ProgramSu
         tests=tuple(make(**test.model_dump()) for test in model.tests),
         fn_name=model.fn_name,
         comparison=Comparison(**model.comparison.model_dump()),
+        files=dict(model.files),
     )
 
 
@@ -192,7 +205,9 @@ def suite_from_dict(data: Any) -> TestSuite:
 
 
 def suite_to_dict(suite: TestSuite) -> dict[str, Any]:
-    return dataclasses.asdict(suite)
+    data = dataclasses.asdict(suite)
+    data["files"] = {path: base64.b64encode(content).decode("ascii") for path, content in suite.files.items()}
+    return data
 
 
 def limits_from_dict(data: Any) -> Limits:

@@ -3,6 +3,7 @@ judging real programs in the real sandbox over HTTP."""
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 
@@ -271,6 +272,10 @@ def test_program_prepends_the_prompt_or_the_call_imports() -> None:
         ({"inputs": ["1"], "outputs": ["1"], "float_tolerance": -1}, "reference.float_tolerance"),
         ({"inputs": ["1"], "outputs": ["1"], "case_sensitive": "no"}, "reference.case_sensitive: expected true"),
         ({"inputs": ["1"], "outputs": ["1"], "stop_on_first_failure": 1}, "reference.stop_on_first_failure"),
+        ({"inputs": ["1"], "outputs": ["1"], "files": ["a.txt"]}, "reference.files: expected an object"),
+        ({"inputs": ["1"], "outputs": ["1"], "files": {"a.txt": 5}}, "reference.files.a.txt: expected base64 text"),
+        ({"inputs": ["1"], "outputs": ["1"], "files": {"a.txt": "**"}}, "reference.files.a.txt: the content is not"),
+        ({"inputs": ["1"], "outputs": ["1"], "files": {"../../etc/x": ""}}, "reference.files.../../etc/x: '../../etc"),
         (json.dumps({"inputs": ["1"], "outputs": ["1"], "total_time_limit": 5}), "reference.total_time_limit"),
     ],
 )
@@ -366,6 +371,28 @@ PROGRAMS = [
     ("python", "x = bytearray(1 << 32)", A_PLUS_B | {"memory_limit": 128}, ["memory_limit"] * 2),
     ("python", "while True:\n    print('y' * 4096)", A_PLUS_B, ["output_limit"] * 2),
 ]
+
+
+# A reference whose tests read a file it ships (SandboxFusion's `files`): the program that reads it earns the
+# reward; one that guesses does not, nor the reading one when the reference ships no file.
+NUMBERS = {"data/numbers.txt": base64.b64encode(b"1 2 3\n").decode()}
+WITH_FILES = {"inputs": ["10\n", "20\n"], "outputs": ["16\n", "26\n"], "files": NUMBERS}
+READS_FILE = 'print(sum(map(int, open("data/numbers.txt").read().split())) + int(input()))'
+FILE_ITEMS = [
+    (READS_FILE, WITH_FILES, 1.0),
+    ("print(int(input()) + 5)", WITH_FILES, 0.0),
+    (READS_FILE, {key: value for key, value in WITH_FILES.items() if key != "files"}, 0.0),
+]
+
+
+def grade_file_items(server: LocalServer) -> None:
+    items = [{"task": "code", "completion": fenced(code), "reference": ref} for code, ref, _ in FILE_ITEMS]
+    results = grade(server, items)
+    assert [r["reward"] for r in results] == [reward for _, _, reward in FILE_ITEMS], results
+
+
+def test_a_references_files_are_there_for_its_tests(server: LocalServer) -> None:
+    grade_file_items(server)
 
 
 def test_verdicts_across_languages(server: LocalServer) -> None:
@@ -626,5 +653,6 @@ def test_code_is_judged_on_a_sandbox_service_when_urls_are_configured(tmp_path) 
             for language, code, reference, _ in PROGRAMS[:10]
         ]
         results = grade(server, items)
+        grade_file_items(server)
     for (_, _, _, verdicts), result in zip(PROGRAMS[:10], results, strict=True):
         assert [t["verdict"] for t in result["details"]["accuracy"]["tests"]] == verdicts, result

@@ -19,7 +19,8 @@
 
 Options on any of them: `language`, `time_limit` (CPU seconds per test), `memory_limit`
 (MB), `total_time_limit` (seconds, the whole run), `float_tolerance`, `case_sensitive`,
-`stop_on_first_failure`. A malformed reference raises InvalidItem naming the field, e.g.
+`stop_on_first_failure`, `files` ({path: base64}, as SandboxFusion's: written before the program runs, relative
+to its directory or absolute under /sandbox or /tmp). A malformed reference raises InvalidItem naming the field, e.g.
 `reference.tests[3].input: ...`. Function-call and assert tests run Python only; program tests run
 in the reference's language, whatever the answer's fence says.
 """
@@ -35,6 +36,7 @@ from typing import Any
 from reward_api.graders.base import InvalidItem
 from reward_api.profiles import CodeSettings
 from sandbox.executor import Limits
+from sandbox.files import from_base64, sandbox_path
 from sandbox.judge import AssertTest, CallTest, Comparison, ProgramTest, StdioTest, TestSuite
 from sandbox.languages import LanguageError, get_language
 
@@ -98,8 +100,9 @@ def parse_reference(reference: object, settings: CodeSettings, max_run_s: float 
         memory_mb=math.ceil(_number(ref, "memory_limit", settings.memory_limit_mb)),
         total_s=run_budget_s(ref, settings, max_run_s),
     )
+    files = _files(ref.get("files", {}))
     return CodeReference(
-        suite=TestSuite(suite.kind, suite.tests[: settings.max_tests], suite.fn_name, suite.comparison),
+        suite=TestSuite(suite.kind, suite.tests[: settings.max_tests], suite.fn_name, suite.comparison, files),
         limits=limits,
         stop_on_first_failure=_flag(
             ref, "stop_on_first_failure", settings.stop_on_first_failure or settings.all_or_nothing
@@ -282,6 +285,20 @@ def _tests_listed_bare(reference: object) -> object:
             return reference  # _object names what is wrong with it
     is_test_list = isinstance(value, list) and value and all(isinstance(test, dict) for test in value)
     return {"tests": value} if is_test_list else reference
+
+
+def _files(value: object) -> dict[str, bytes]:
+    """The files the tests read ({path: base64}, as SandboxFusion's `files`), written before the program runs."""
+    files = {}
+    for path, content in _object(value, "reference.files", "an object of path -> base64 content").items():
+        if not isinstance(content, str):
+            raise InvalidItem(f"reference.files.{path}: expected base64 text, got {_kind(content)}")
+        try:
+            sandbox_path(path, isolated=True)
+            files[path] = from_base64(content)
+        except ValueError as exc:
+            raise InvalidItem(f"reference.files.{path}: {exc}") from None
+    return files
 
 
 def _object(value: object, where: str, expected: str = "an object") -> dict[str, Any]:
