@@ -2,6 +2,7 @@
 
     POST /v1/judge   {"language", "code", "suite", "limits", "stop_on_first_failure"} -> JudgeReport
     POST /run_code   SandboxFusion's request and response (sandbox/fusion.py)
+    POST /run_jupyter   SandboxFusion's notebook cells in one namespace (sandbox/jupyter.py)
     GET  /healthz, /readyz, /metrics
 
 Judging blocks on subprocesses, so it runs in a bounded thread pool (one sandbox per
@@ -41,10 +42,10 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from sandbox import compile_cache, fusion
+from sandbox import compile_cache, fusion, jupyter
 from sandbox.client import QUEUE_MARGIN_S
 from sandbox.compile_cache import CompileCache
-from sandbox.executor import Cancel, Executor, Limits, TestInput
+from sandbox.executor import Cancel, Execution, Executor, Limits, TestInput
 from sandbox.files import FilePathError, sandbox_path
 from sandbox.isolation import Isolation
 from sandbox.judge import JudgeReport, LocalJudge, StdioTest, TestSuite
@@ -63,7 +64,7 @@ from service_kit.settings import HttpSettings, settings_from_env
 
 log = logging.getLogger("sandbox.http")
 T = TypeVar("T")
-_KNOWN_PATHS = frozenset({"/v1/judge", "/run_code", "/v1/languages", "/healthz", "/readyz", "/metrics"})
+_KNOWN_PATHS = frozenset({"/v1/judge", "/run_code", "/run_jupyter", "/v1/languages", "/healthz", "/readyz", "/metrics"})
 _RUN_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 # RemoteJudge reads for the run's total_s plus its queue margin: a /v1/judge request may wait that
 # long for a worker, less the sandbox's start-up.
@@ -361,6 +362,23 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         metrics.runs.labels("/run_code", lang.name if lang else "unsupported", answer["status"]).inc()
         return answer
 
+    @app.post("/run_jupyter", dependencies=[Depends(authorize)])
+    async def run_jupyter(body: jupyter.RunJupyterRequest) -> dict[str, Any]:
+        """SandboxFusion's run_jupyter: notebook cells in order in one Python namespace, sandboxed as /run_code."""
+        _check_file_paths(body, runner.executor.isolated)
+        marker = jupyter.new_marker()
+
+        def work(cancel: Cancel) -> Execution:
+            return runner.executor.run(
+                "python", jupyter.DRIVER, [body.driver_input(marker)], body.limits(config.run_code_memory_mb),
+                cancel=cancel, files=body.given_files(), fetch=body.fetch_files,
+            )  # fmt: skip
+
+        execution = await runner.call("/run_jupyter", "python", work, _JUDGE_START_WITHIN_S)
+        answer = jupyter.run_jupyter_response(execution, marker)
+        metrics.runs.labels("/run_jupyter", "python", answer["status"]).inc()
+        return answer
+
     @app.get("/v1/languages")
     def languages() -> dict[str, Any]:
         """What this sandbox runs: each language's toolchain version, test modes and limits (README "Languages")."""
@@ -406,7 +424,7 @@ async def _run_fusion(runner: _Runner, body: fusion.RunCodeRequest, lang: Langua
     return fusion.run_code_response(lang, execution)
 
 
-def _check_file_paths(body: fusion.RunCodeRequest, isolated: bool) -> None:
+def _check_file_paths(body: fusion.RunCodeRequest | jupyter.RunJupyterRequest, isolated: bool) -> None:
     """A 422 naming the first path of `files` or `fetch_files` the sandbox cannot place, before the run waits."""
     for field, paths in (("files", list(body.files)), ("fetch_files", body.fetch_files)):
         for index, path in enumerate(paths):

@@ -1,0 +1,147 @@
+"""SandboxFusion's `POST /run_jupyter`: notebook cells run in order in one Python namespace, inside the sandbox.
+
+Request and response as SandboxFusion's (`RunJupyterRequest`, `RunJupyterResponse` and its handler in
+`sandbox/server/sandbox_api.py` there): `cells`, `cell_timeout` (0: none), `total_timeout` (45), `kernel`
+("python3"), `files`, `fetch_files`; the answer `{"status": "Success" | "Failed" | "SandboxError", "message",
+"driver", "cells": [{"stdout", "stderr", "display", "error"}], "executor_pod_name": null, "files"}`.
+
+SandboxFusion starts a Jupyter kernel in its sandbox; here a small driver (DRIVER, below) plays the kernel's part
+in one sandboxed Python run: each cell is executed in the namespace the cells before it left, its prints go to its
+own `stdout`/`stderr`, a last bare expression's value is its `execute_result` display (`{"text/plain": repr}`, and
+`_`), an exception is its `error` (`ename`, `evalue`, `traceback`) and the cells after it still run, as a kernel's
+do. The run as a whole is bounded like a `/run_code` run (CPU and wall time from `total_timeout`, memory, processes,
+disk); a cell past `cell_timeout` is stopped with a TimeoutError. A driver that did not finish (the total time
+passed, a cell killed the process) is `Failed` with no cells; a sandbox that failed is `SandboxError` with its
+message, as there.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from sandbox.executor import Execution, Limits, TestInput
+from sandbox.files import from_base64
+from sandbox.fusion import command_result, sandbox_error_result
+
+_SLACK_S = 10.0  # SandboxFusion runs its driver for total_timeout + 10 s
+
+
+class RunJupyterRequest(BaseModel):
+    """SandboxFusion's RunJupyterRequest: same fields, types and defaults."""
+
+    cells: list[str] = Field(..., description="code cells, run in order in one namespace")
+    cell_timeout: float = Field(0, ge=0, description="seconds each cell may run; 0: no bound but the total")
+    total_timeout: float = Field(45, gt=0, description="seconds all the cells may run")
+    kernel: Literal["python3"] = "python3"
+    files: dict[str, str] = Field({}, description="path -> base64 content, written before the cells run")
+    fetch_files: list[str] = Field([], description="paths whose contents come back base64 in `files`")
+
+    @field_validator("files")
+    @classmethod
+    def _base64(cls, files: dict[str, str]) -> dict[str, str]:
+        for path, content in files.items():
+            try:
+                from_base64(content)
+            except ValueError as exc:
+                raise ValueError(f"{path!r}: {exc}") from None
+        return files
+
+    def given_files(self) -> dict[str, bytes]:
+        return {path: from_base64(content) for path, content in self.files.items()}
+
+    def limits(self, memory_mb: int) -> Limits:
+        run_s = self.total_timeout + _SLACK_S
+        return Limits(time_s=run_s, wall_s=run_s, memory_mb=memory_mb, total_s=run_s + _SLACK_S)
+
+    def driver_input(self, marker: str) -> TestInput:
+        config = {"cells": self.cells, "cell_timeout": self.cell_timeout, "marker": marker}
+        return TestInput(stdin=json.dumps(config))
+
+
+def new_marker() -> str:
+    """Where the driver's report starts on its stdout: unknown to the cells before they run."""
+    return f"\n<<<jupyter-{secrets.token_hex(16)}>>>"
+
+
+def run_jupyter_response(execution: Execution, marker: str) -> dict[str, Any]:
+    """SandboxFusion's RunJupyterResponse of the driver's run."""
+    compiled, [run] = execution.compile, execution.tests
+    if execution.sandbox_error is not None or run is None:
+        driver = sandbox_error_result(execution.sandbox_error or "the sandbox ended without a result")
+        return _answer("SandboxError", driver["stderr"], driver)
+    if compiled is not None and not compiled.ok:  # a cell's syntax is the cell's error: only a fault gets here
+        return _answer("Failed", "", command_result(compiled))
+    driver = command_result(run)
+    _, found, report = run.stdout.rpartition(marker)
+    if driver["status"] != "Finished" or driver["return_code"] != 0 or not found:
+        return _answer("Failed", "", driver)
+    driver["stdout"] = run.stdout[: len(run.stdout) - len(found) - len(report)]  # what cells wrote to fd 1 itself
+    return _answer("Success", "", driver, json.loads(report), execution.fetched)
+
+
+def _answer(
+    status: str, message: str, driver: dict[str, Any], cells: list | None = None, files: dict | None = None
+) -> dict[str, Any]:
+    return {
+        "status": status, "message": message, "driver": driver, "cells": cells or [], "executor_pod_name": None,
+        "files": files or {},
+    }  # fmt: skip
+
+
+# The kernel's part, run as the sandboxed program: config on stdin, the cells' results after the marker on stdout.
+DRIVER = r"""
+import ast, io, json, os, signal, sys, traceback
+
+config = json.loads(sys.stdin.read())
+sys.stdin = io.StringIO()
+real_stdout, real_stderr, write, dumps, results = sys.stdout, sys.stderr, os.write, json.dumps, []
+namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+
+
+class CellTimeout(BaseException):
+    pass
+
+
+def on_alarm(signum, frame):
+    raise CellTimeout
+
+
+def run(cell, result):
+    tree = ast.parse(cell, "<cell>", "exec")
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, "<cell>", "exec"), namespace)
+    if last is not None:
+        value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
+        if value is not None:
+            namespace["_"] = value
+            result["display"].append({"text/plain": repr(value)})
+
+
+signal.signal(signal.SIGALRM, on_alarm)
+for cell in config["cells"]:
+    result = {"stdout": "", "stderr": "", "display": [], "error": []}
+    out, err = io.StringIO(), io.StringIO()
+    sys.stdout, sys.stderr = out, err
+    try:
+        signal.setitimer(signal.ITIMER_REAL, config["cell_timeout"])
+        try:
+            run(cell, result)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except BaseException as exc:
+        if isinstance(exc, CellTimeout):
+            exc = TimeoutError(f"the cell ran past its {config['cell_timeout']:g} s (cell_timeout)")
+        lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+        result["error"].append({"ename": type(exc).__name__, "evalue": str(exc), "traceback": lines})
+    sys.stdout, sys.stderr = real_stdout, real_stderr
+    result["stdout"], result["stderr"] = str(out.getvalue()), str(err.getvalue())
+    results.append(result)
+real_stdout.flush()
+report = (config["marker"] + dumps(results, default=str)).encode()
+while report:
+    report = report[write(1, report):]
+"""
