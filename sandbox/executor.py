@@ -53,6 +53,9 @@ _BASE_ENV = {
     "TMPDIR": "/tmp",
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTHONHASHSEED": "0",
+    # Numerical libraries start one thread per core by default: one, within the run's process bound.
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
 }
 log = logging.getLogger(__name__)
 _RUNNER_OVERHEAD_MB = 128

@@ -62,7 +62,10 @@ DATA_FACTOR = 2
 # them again (json: function-call tests' harness, sandbox/judge.py).
 WARM_MODULES = (
     "math", "collections", "itertools", "functools", "heapq", "bisect", "re", "string", "typing", "random", "json",
+    "numpy", "sortedcontainers",
 )  # fmt: skip
+# Python's runtime libraries (sandbox/languages/python.py's packages), after the standard library: read-only under /usr.
+RUNTIME_PATHS = ("/usr/lib/python3/dist-packages",)
 
 
 class CInt(_ctypes._SimpleCData):  # ctypes.c_int, from ctypes' C core
@@ -838,9 +841,13 @@ def main():
     if python is not None:
         codes = [code for code in (python[0], *python[1]) if isinstance(code, type(python[0]))]
         named = set().union(*map(imported_names, codes))
+        sys.path.extend(path for path in RUNTIME_PATHS if os.path.isdir(path))
         for name in WARM_MODULES:
             if name in named:
-                __import__(name)
+                try:  # noqa: SIM105 (contextlib would be one more import in every run's start)
+                    __import__(name)
+                except ImportError:  # a library this host lacks: the program's own import says so
+                    pass
         pristine = pristine_state() if any(python[1]) else None  # only tests with code of their own see it
     try:
         stdin_paths = write_inputs(root, job["tests"])

@@ -4,6 +4,9 @@ Python programs that break what a runner would use to end or report a test (Sand
 `exit`, `os._exit` and `sys.exit` to None before every program; others rebind `print`, the builtins, `sys.stdout` or
 `os.write` once they have answered) get their own verdict in every test mode, never a crash of our runner.
 
+Runtime libraries: a Python program imports numpy and sortedcontainers (the default set), which no program can
+change for the next.
+
 Threads: a native program that starts a few threads runs as it would on a judge. glibc sizes each thread's stack by
 RLIMIT_STACK; at the 256 MB main stack competitive programs need, the fourth thread would not fit a 1 GB address
 space and `std::thread` threw "Resource temporarily unavailable": a right program scored 0. The main thread still
@@ -187,3 +190,33 @@ def test_python_programs_that_break_exits_and_output_get_their_own_verdicts(
         assert verdicts[0] is not Verdict.ACCEPTED, report.to_dict()
     else:
         assert verdicts == [Verdict.ACCEPTED] * len(suite.tests), report.to_dict()
+
+
+# The default runtime libraries (sandbox/languages/python.py): what solutions import beyond the standard library.
+NUMPY = "import numpy as np\nprint(int(np.array(list(map(int, input().split()))).sum()))\n"
+SORTED = "from sortedcontainers import SortedList\nprint(SortedList(map(int, input().split()))[1])\n"
+# The libraries are Debian's, read-only to programs: no run can change what the next one imports.
+TAMPER = (
+    "import errno, numpy\n"
+    "try:\n    open(numpy.__file__, 'a').write('raise SystemExit')\nexcept OSError as exc:\n"
+    "    print(exc.errno in (errno.EROFS, errno.EACCES))\n"
+)
+LIBRARY_ROWS = [
+    ("numpy", NUMPY, "3 1 2\n", "6", Verdict.ACCEPTED),
+    ("numpy-wrong", NUMPY.replace(".sum()", ".max()"), "3 1 2\n", "6", Verdict.WRONG_ANSWER),
+    ("sortedcontainers", SORTED, "3 1 2\n", "2", Verdict.ACCEPTED),
+    ("sortedcontainers-wrong", SORTED.replace("[1]", "[0]"), "3 1 2\n", "2", Verdict.WRONG_ANSWER),
+    ("libraries-read-only", TAMPER, "", "True", Verdict.ACCEPTED),
+]
+
+
+@pytest.mark.parametrize(
+    ("code", "stdin", "output", "expected"), [r[1:] for r in LIBRARY_ROWS], ids=[r[0] for r in LIBRARY_ROWS]
+)
+def test_python_programs_import_the_runtime_libraries(
+    judge: LocalJudge, code: str, stdin: str, output: str, expected: Verdict
+) -> None:
+    suite = Suite("stdio", (StdioTest(stdin, output), StdioTest(stdin, output)))  # two tests: the warm import too
+    report = judge.judge("python", code, suite, Limits(time_s=5, memory_mb=512))
+    assert report.compile_error is None and report.sandbox_error is None, report.to_dict()
+    assert [test.verdict for test in report.tests] == [expected] * 2, report.to_dict()
