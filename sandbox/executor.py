@@ -276,6 +276,12 @@ class Executor:
     def isolated(self) -> bool:
         return self.level.isolation is not Isolation.NONE
 
+    def sandbox(self, size: SandboxSize, language: str = "python") -> _Sandbox:
+        """A sandbox of this executor's isolation for a process of one's own (sandbox/sessions.py): spawn() it,
+        hand it its code, and leave the context to tear it down."""
+        lang = self.language(language)
+        return _Sandbox(self.level, size, _BASE_ENV | lang.env, lang.binds)
+
     def _run_with_cache(self, cache: CompileCache, run: _Run) -> Execution:
         """A compiled language's run: compiled here and kept, or with the kept compile's files (or error)."""
         job, limits = run.job, run.limits
@@ -441,14 +447,7 @@ class _Sandbox:
     ) -> Execution:
         """`claim`: the compile cache's, which keeps the compile step's result and files."""
         execution = Execution(compile=None, tests=[None] * count, phases=self.phases)
-        self.process = subprocess.Popen(
-            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, start_new_session=True
-        )
-        self.phases.append(("spawned", time.monotonic()))
-        with contextlib.suppress(ProcessLookupError):  # reaped already: a cancel killed it at once
-            self.pidfd = os.pidfd_open(self.process.pid)
-        if self.stopped:  # cancelled while it was starting
-            self.kill()
+        self.spawn()
         watchdog = _BudgetWatchdog(self, total_s)
         try:
             payload = marshal.dumps(job)  # the runner imports no json to read it (runner.py)
@@ -570,6 +569,19 @@ class _Sandbox:
         if self.process is None:
             return []
         return [self.process.pid, *cpu_priority.descendants(self.process.pid)]
+
+    def spawn(self) -> subprocess.Popen:
+        """Start the sandbox's process: RUNNER_BOOTSTRAP, which runs the code its stdin starts with (the runner's,
+        or a session's kernel: isolation.preamble)."""
+        self.process = subprocess.Popen(
+            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, start_new_session=True
+        )
+        self.phases.append(("spawned", time.monotonic()))
+        with contextlib.suppress(ProcessLookupError):  # reaped already: a cancel killed it at once
+            self.pidfd = os.pidfd_open(self.process.pid)
+        if self.stopped:  # cancelled while it was starting
+            self.kill()
+        return self.process
 
     def kill(self) -> None:
         self.stopped = True

@@ -212,9 +212,15 @@ def unisolated_argv(root: Path) -> list[str]:
 
 @functools.cache
 def runner_preamble() -> bytes:
-    """What a run's stdin starts with (RUNNER_BOOTSTRAP): runner.py compiled by the sandbox's own interpreter,
-    since marshal's format is that version's, whatever Python the service runs on."""
+    """What a run's stdin starts with (RUNNER_BOOTSTRAP): runner.py compiled by the sandbox's own interpreter."""
+    return preamble(RUNNER.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def preamble(source: str) -> bytes:
+    """`source` as RUNNER_BOOTSTRAP reads it from stdin: compiled by the sandbox's own interpreter, since marshal's
+    format is that version's, whatever Python the service runs on (the runner; a session's kernel)."""
     compiled = subprocess.run(
-        [SANDBOX_PYTHON, "-S", "-I", "-c", _COMPILE_RUNNER], input=RUNNER.read_bytes(), capture_output=True, check=True
+        [SANDBOX_PYTHON, "-S", "-I", "-c", _COMPILE_RUNNER], input=source.encode(), capture_output=True, check=True
     ).stdout
     return b"%010d" % len(compiled) + compiled

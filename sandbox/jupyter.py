@@ -92,13 +92,13 @@ def _answer(
     }  # fmt: skip
 
 
-# The kernel's part, run as the sandboxed program: config on stdin, the cells' results after the marker on stdout.
-DRIVER = r"""
+# The kernel's part, shared by the one-shot driver and a session's kernel: each cell in `namespace`, its streams,
+# display and error. A stream is kept up to MAX_STREAM characters.
+_CELLS = r"""
 import ast, io, json, os, signal, sys, traceback
 
-config = json.loads(sys.stdin.read())
-sys.stdin = io.StringIO()
-real_stdout, real_stderr, write, dumps, results = sys.stdout, sys.stderr, os.write, json.dumps, []
+MAX_STREAM = 1 << 20
+real_stdout, real_stderr, write, dumps = sys.stdout, sys.stderr, os.write, json.dumps
 namespace = {"__name__": "__main__", "__builtins__": __builtins__}
 
 
@@ -110,7 +110,7 @@ def on_alarm(signum, frame):
     raise CellTimeout
 
 
-def run(cell, result):
+def execute(cell, result):
     tree = ast.parse(cell, "<cell>", "exec")
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     exec(compile(tree, "<cell>", "exec"), namespace)
@@ -121,27 +121,85 @@ def run(cell, result):
             result["display"].append({"text/plain": repr(value)})
 
 
-signal.signal(signal.SIGALRM, on_alarm)
-for cell in config["cells"]:
+def kept(stream):
+    text = str(stream.getvalue())
+    return text if len(text) <= MAX_STREAM else text[:MAX_STREAM] + f"... ({len(text)} characters)"
+
+
+def run_cell(cell, cell_timeout):
+    kernel = os.getpid()
     result = {"stdout": "", "stderr": "", "display": [], "error": []}
     out, err = io.StringIO(), io.StringIO()
     sys.stdout, sys.stderr = out, err
     try:
-        signal.setitimer(signal.ITIMER_REAL, config["cell_timeout"])
+        signal.setitimer(signal.ITIMER_REAL, cell_timeout)
         try:
-            run(cell, result)
+            execute(cell, result)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except BaseException as exc:
         if isinstance(exc, CellTimeout):
-            exc = TimeoutError(f"the cell ran past its {config['cell_timeout']:g} s (cell_timeout)")
+            exc = TimeoutError(f"the cell ran past its {cell_timeout:g} s (cell_timeout)")
         lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
         result["error"].append({"ename": type(exc).__name__, "evalue": str(exc), "traceback": lines})
+    if os.getpid() != kernel:  # a copy the cell forked came back here: it must not answer for the kernel
+        os._exit(0)
     sys.stdout, sys.stderr = real_stdout, real_stderr
-    result["stdout"], result["stderr"] = str(out.getvalue()), str(err.getvalue())
-    results.append(result)
-real_stdout.flush()
-report = (config["marker"] + dumps(results, default=str)).encode()
-while report:
-    report = report[write(1, report):]
+    result["stdout"], result["stderr"] = kept(out), kept(err)
+    return result
+
+
+def send(fd, text):
+    data = text.encode()
+    while data:
+        data = data[write(fd, data):]
+
+
+signal.signal(signal.SIGALRM, on_alarm)
 """
+
+# /run_jupyter: config on stdin, the cells' results after the marker on stdout.
+DRIVER = (
+    _CELLS
+    + r"""
+config = json.loads(sys.stdin.read())
+sys.stdin = io.StringIO()
+results = [run_cell(cell, config["cell_timeout"]) for cell in config["cells"]]
+real_stdout.flush()
+send(1, config["marker"] + dumps(results, default=str))
+"""
+)
+
+# A session's kernel (sandbox/sessions.py), run by RUNNER_BOOTSTRAP: its limits as the first line on stdin, then a
+# request a line ({"cells", "cell_timeout"}), each answered by a line of results on the descriptor stdout was. The
+# cells run in a child: the sandbox's PID 1 ignores signals it has no handler for (a CPU limit's), a child does not.
+SESSION_KERNEL = (
+    _CELLS
+    + r"""
+import resource
+
+requests, answers = os.fdopen(os.dup(0), "rb"), os.dup(1)
+quiet = os.open("/dev/null", os.O_RDWR)
+os.dup2(quiet, 0)
+os.dup2(quiet, 1)
+limits = json.loads(requests.readline())
+workdir = os.path.join(sys.argv[1], "src")  # as a run's: /sandbox/src in the sandbox
+os.makedirs(workdir, exist_ok=True)
+os.chdir(workdir)
+child = os.fork()
+if child:
+    os.close(answers)
+    os.waitpid(child, 0)
+    os._exit(0)
+memory = limits["memory_mb"] * 1024 * 1024
+resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+resource.setrlimit(resource.RLIMIT_CPU, (int(limits["cpu_s"]) + 1, int(limits["cpu_s"]) + 2))
+sys.stdin, sys.stdout = io.StringIO(), io.StringIO()
+real_stdout = sys.stdout
+sys.setrecursionlimit(100_000)
+for line in requests:
+    request = json.loads(line)
+    results = [run_cell(cell, request["cell_timeout"]) for cell in request["cells"]]
+    send(answers, dumps(results, default=str) + "\n")
+"""
+)

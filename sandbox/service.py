@@ -3,6 +3,8 @@
     POST /v1/judge   {"language", "code", "suite", "limits", "stop_on_first_failure"} -> JudgeReport
     POST /run_code   SandboxFusion's request and response (sandbox/fusion.py)
     POST /run_jupyter   SandboxFusion's notebook cells in one namespace (sandbox/jupyter.py)
+    POST /v1/sessions, POST /v1/sessions/{id}/run, DELETE /v1/sessions/{id}   a kernel kept across requests
+                     for tool-calling rollouts (sandbox/sessions.py)
     GET  /healthz, /readyz, /metrics
 
 Judging blocks on subprocesses, so it runs in a bounded thread pool (one sandbox per
@@ -23,6 +25,7 @@ thread is free again as soon as the sandbox is torn down).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import math
 import os
@@ -40,6 +43,7 @@ from fastapi import Depends, FastAPI, HTTPException, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sandbox import compile_cache, fusion, jupyter
@@ -57,6 +61,7 @@ from sandbox.languages import (
     missing_toolchains,
     parse_languages,
 )
+from sandbox.sessions import SessionLimits, Sessions, SessionsFull, UnknownSession
 from sandbox.wire import JudgeRequest
 from service_kit.errors import ApiError, error_response, validation_detail
 from service_kit.http_guard import HttpLimits, RequestGuard
@@ -93,6 +98,11 @@ class ServiceConfig(HttpSettings):
     compile_cache_dir: str = ""
     auth_token: str = ""  # when set, /v1/judge and /run_code need it: `Authorization: Bearer <token>` or in the URL
     log_level: str = "info"
+    # Notebook sessions (sandbox/sessions.py): how many live at once, and the most a session may ask for (its default)
+    max_sessions: int = 16
+    session_memory_mb: int = 1024
+    session_cpu_s: float = 600.0  # CPU seconds over a session's whole life
+    session_idle_s: float = 600.0  # closed after this long without a request
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> ServiceConfig:
@@ -252,12 +262,54 @@ class _Runner:
         return max(1, math.ceil(earliest_start_s(self.waiting, self.workers, self.fastest_run_s) - start_within_s))
 
 
+class SessionCreate(BaseModel):
+    """Body of POST /v1/sessions: each bound at most the service's (its default when absent)."""
+
+    session_id: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9_.-]{1,64}$", description="name it yourself to make a retried create safe"
+    )
+    memory_mb: int | None = Field(None, gt=0)
+    cpu_s: float | None = Field(None, gt=0, description="CPU seconds over the session's whole life")
+    idle_timeout_s: float | None = Field(None, gt=0)
+
+
+class SessionRun(BaseModel):
+    """Body of POST /v1/sessions/{id}/run: /run_jupyter's cells and timeouts, and an id that makes a retry safe."""
+
+    cells: list[str]
+    cell_timeout: float = Field(0, ge=0)
+    total_timeout: float = Field(45, gt=0, le=3600)
+    request_id: str | None = Field(None, max_length=128, description="a retry with the same id gets the same answer")
+
+
+def _session_limits(body: SessionCreate, config: ServiceConfig) -> SessionLimits:
+    """The session's bounds: what it asks for, refused (422 naming the field) past the service's."""
+    most = {
+        "memory_mb": config.session_memory_mb,
+        "cpu_s": config.session_cpu_s,
+        "idle_timeout_s": config.session_idle_s,
+    }
+    for field, bound in most.items():
+        asked = getattr(body, field)
+        if asked is not None and asked > bound:
+            raise ApiError.at(422, ["body", field], f"{asked:g} is above this sandbox's most, {bound:g}", "too_large")
+    chosen = {field: getattr(body, field) or bound for field, bound in most.items()}
+    return SessionLimits(**chosen)
+
+
 def create_app(config: ServiceConfig | None = None) -> FastAPI:
     """Raises IsolationUnavailable when the host cannot isolate as `config.isolation` asks."""
     config = config or ServiceConfig.from_env()
     metrics = SandboxMetrics()
     runner = _Runner(config, metrics)
     state: dict[str, Any] = {"ready": False, "reason": "starting"}
+    sessions = Sessions(runner.executor, config.max_sessions, SessionLimits())
+    session_threads = ThreadPoolExecutor(max(1, config.max_sessions), thread_name_prefix="session")
+
+    async def close_idle_sessions() -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            await asyncio.get_running_loop().run_in_executor(session_threads, sessions.close_idle)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -275,7 +327,11 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         state["languages_unavailable"] = missing
         state.update(await _self_test(runner))
         log.info("ready" if state["ready"] else "not ready", extra=state | {"workers": config.worker_count()})
+        reaper = asyncio.get_running_loop().create_task(close_idle_sessions())
         yield
+        reaper.cancel()
+        await asyncio.to_thread(sessions.close_all)
+        session_threads.shutdown(wait=False, cancel_futures=True)
         # Runs still going when the drain ended were cancelled with their requests (killed): wait for their
         # threads to tear the sandboxes down, so no run cgroup outlives the service.
         await asyncio.to_thread(runner.pool.shutdown, wait=True, cancel_futures=True)
@@ -378,6 +434,34 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         answer = jupyter.run_jupyter_response(execution, marker)
         metrics.runs.labels("/run_jupyter", "python", answer["status"]).inc()
         return answer
+
+    async def in_session_thread(work: Callable[[], T]) -> T:
+        try:
+            return await asyncio.get_running_loop().run_in_executor(session_threads, work)
+        except UnknownSession as exc:
+            raise ApiError.at(404, ["path", "session_id"], str(exc), "unknown_session") from exc
+        except SessionsFull as exc:
+            raise ApiError.at(503, ["body"], str(exc), "sessions_full", headers={"Retry-After": "5"}) from exc
+
+    @app.post("/v1/sessions", dependencies=[Depends(authorize)])
+    async def create_session(body: SessionCreate) -> dict[str, Any]:
+        """Open a notebook session: a Python kernel in a sandbox of its own, kept until closed or idle."""
+        limits = _session_limits(body, config)
+        session = await in_session_thread(lambda: sessions.create(body.session_id, limits))
+        return {"session_id": session.id, "limits": dataclasses.asdict(session.limits)}
+
+    @app.post("/v1/sessions/{session_id}/run", dependencies=[Depends(authorize)])
+    async def run_in_session(session_id: str, body: SessionRun) -> dict[str, Any]:
+        """Run cells in the session's kernel, after the cells before them; answered as /run_jupyter's cells."""
+        session = await in_session_thread(lambda: sessions.get(session_id))
+        return await in_session_thread(
+            lambda: session.run(body.cells, body.cell_timeout, body.total_timeout, body.request_id)
+        )
+
+    @app.delete("/v1/sessions/{session_id}", dependencies=[Depends(authorize)])
+    async def close_session(session_id: str) -> dict[str, Any]:
+        await in_session_thread(lambda: sessions.close(session_id))
+        return {"closed": session_id}
 
     @app.get("/v1/languages")
     def languages() -> dict[str, Any]:
