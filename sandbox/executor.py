@@ -355,7 +355,7 @@ def _job(
         "compile_limits": limits.compile_limits(rlimits_only),
         "run": run_argv,
         "address_space": lang.address_space_limit,
-        "limits": limits.runner_limits(rlimits_only),
+        "limits": limits.runner_limits(rlimits_only) | {"unlimited_stack": lang.unbounded_stack},
         "parallel": parallel,
         "processes": limits.processes if rlimits_only else 0,
         "tests": [{"stdin": t.stdin, "python_code": t.python_code} for t in tests],

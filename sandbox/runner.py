@@ -113,11 +113,7 @@ def set_limits(limits, address_space):
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"], limits["open_files"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    # glibc gives every new thread a stack of RLIMIT_STACK: at 256 MB a program's fourth thread would not fit its
-    # address space. Where the address space is bounded, the stack need not be: threads get glibc's default, and
-    # the main thread (deep recursion) all the address space leaves.
-    unlimited = address_space or limits.get("unlimited_stack")
-    stack = resource.RLIM_INFINITY if unlimited else 256 * 1024 * 1024
+    stack = resource.RLIM_INFINITY if limits.get("unlimited_stack") else 256 * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
 
 

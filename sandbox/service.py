@@ -96,7 +96,8 @@ class ServiceConfig(HttpSettings):
     # (empty: <temporary directory>/reward-sandbox-compile-<uid>); in-process grading reads the same variables
     compile_cache_mb: int = compile_cache.DEFAULT_MB
     compile_cache_dir: str = ""
-    auth_token: str = ""  # when set, /v1/judge and /run_code need it: `Authorization: Bearer <token>` or in the URL
+    # When set, the POST and DELETE endpoints need it: `Authorization: Bearer <token>`, or in the URL
+    auth_token: str = ""
     log_level: str = "info"
     # Notebook sessions (sandbox/sessions.py): how many live at once, and the most a session may ask for (its default)
     max_sessions: int = 16

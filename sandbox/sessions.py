@@ -63,13 +63,17 @@ class Session:
             memory_mb=limits.memory_mb + _KERNEL_OVERHEAD_MB, pids=limits.processes, disk_mb=limits.disk_mb
         )
         self._sandbox = executor.sandbox(size)
-        process = self._sandbox.spawn()
+        try:
+            process = self._sandbox.spawn()
+        except OSError as exc:  # its cgroup is made: taken down again
+            self._sandbox.__exit__(None, None, None)
+            raise SessionError(f"the session's sandbox did not start: {exc}") from exc
         config = json.dumps({"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s}) + "\n"
         assert process.stdin is not None and process.stdout is not None
         self._stdin, self._stdout = process.stdin, process.stdout.fileno()
         self._lock = threading.Lock()
         self._answers: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        self._received = b""
+        self._received = bytearray()  # the kernel's answers as they arrive: a line each
         self.ended: str | None = None  # why it can run no more
         self.last_used = time.monotonic()
         self._write(preamble(SESSION_KERNEL) + config.encode())
@@ -107,7 +111,9 @@ class Session:
             self._end(self._why_gone())
 
     def _read_line(self, deadline: float) -> bytes | None:
-        while b"\n" not in self._received:
+        scanned = 0
+        while (end := self._received.find(b"\n", scanned)) < 0:
+            scanned = len(self._received)
             left = deadline - time.monotonic()
             if self.ended is not None:
                 return None
@@ -119,7 +125,8 @@ class Session:
                 self._end(self._why_gone())
                 return None
             self._received += chunk
-        line, _, self._received = self._received.partition(b"\n")
+        line = bytes(self._received[:end])
+        del self._received[: end + 1]
         return line
 
     def _why_gone(self) -> str:

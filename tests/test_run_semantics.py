@@ -7,7 +7,7 @@ Python programs that break what a runner would use to end or report a test (Sand
 Runtime libraries: a Python program imports numpy and sortedcontainers (the default set), which no program can
 change for the next.
 
-Threads: a native program that starts a few threads runs as it would on a judge. glibc sizes each thread's stack by
+Threads: a C or C++ program that starts a few threads runs as it would on a judge. glibc sizes each thread's stack by
 RLIMIT_STACK; at the 256 MB main stack competitive programs need, the fourth thread would not fit a 1 GB address
 space and `std::thread` threw "Resource temporarily unavailable": a right program scored 0. The main thread still
 recurses deep, recursion without end is still a runtime error, and a memory hog is still stopped. Each right

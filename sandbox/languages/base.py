@@ -40,6 +40,11 @@ class Language:
     # JVM, V8, Go and rustc do, so their memory is bounded by the run's cgroup (and flags).
     address_space_limit: bool = True
     compile_address_space_limit: bool = True
+    # Tests' stack left to the address space bound: glibc gives every new thread a stack of RLIMIT_STACK, so at
+    # the usual 256 MB a C or C++ program's fourth thread would not fit 1 GB; unbounded, threads get glibc's
+    # default and the main thread recurses as deep as memory allows. (Runtimes that size their own threads, Rust's,
+    # keep the bound: their overflow handler names the overflow.)
+    unbounded_stack: bool = False
     python_zygote: bool = False  # run by forking the runner instead of exec'ing an interpreter
     env: dict[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()

@@ -5,6 +5,7 @@ CPP = Language(
     source_file="main.cpp",
     compile=("/usr/bin/g++", "-O2", "-std=gnu++17", "-pipe", "-ftemplate-depth=1024", "-o", "main", "{source}"),
     run=("./main",),
+    unbounded_stack=True,
     apt=("g++",),
     version=("/usr/bin/g++", "--version"),
     aliases=("c++", "cxx"),
