@@ -46,6 +46,19 @@ def from_base64(text: str) -> bytes:
         raise ValueError(f"the content is not base64 ({exc})") from exc
 
 
+def decoded_files(files: Mapping[str, str | None]) -> dict[str, bytes]:
+    """Each file's content decoded, null ones left out (SandboxFusion's restore_files skips them); ValueError naming
+    the path whose content is not base64."""
+    decoded = {}
+    for path, content in files.items():
+        if content is not None:
+            try:
+                decoded[path] = from_base64(content)
+            except ValueError as exc:
+                raise ValueError(f"{path!r}: {exc}") from None
+    return decoded
+
+
 def placed_files(files: Mapping[str, bytes], isolated: bool, sources: Sequence[str]) -> dict[str, bytes]:
     """The files to write before the run, by their absolute sandbox path; a path that would replace the program's
     own source is refused too."""

@@ -38,7 +38,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from sandbox.executor import Execution, Limits, ProcessResult
-from sandbox.files import from_base64
+from sandbox.files import decoded_files
 from sandbox.languages import Language, LanguageError, get_language
 from sandbox.wire import check_source_size
 
@@ -89,21 +89,12 @@ class RunCodeRequest(BaseModel):
     @field_validator("files")
     @classmethod
     def _base64(cls, files: dict[str, str | None]) -> dict[str, str | None]:
-        for path, content in files.items():
-            if content is not None:
-                try:
-                    from_base64(content)
-                except ValueError as exc:
-                    raise ValueError(f"{path!r}: {exc}") from None
+        decoded_files(files)
         return files
 
     def given_files(self) -> dict[str, bytes]:
         """The files to write, decoded; those SandboxFusion skips (null content, IGNORE_THIS_FILE) left out."""
-        return {
-            path: from_base64(content)
-            for path, content in self.files.items()
-            if content is not None and _IGNORED_FILE not in path
-        }
+        return {path: content for path, content in decoded_files(self.files).items() if _IGNORED_FILE not in path}
 
     def resolve_language(self) -> Language | None:
         """Our language for this request; None for SandboxFusion languages we do not run."""

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from sandbox.executor import Execution, Limits, TestInput
-from sandbox.files import from_base64
+from sandbox.files import decoded_files
 from sandbox.fusion import command_result, sandbox_error_result
 
 _SLACK_S = 10.0  # SandboxFusion runs its driver for total_timeout + 10 s
@@ -43,15 +43,11 @@ class RunJupyterRequest(BaseModel):
     @field_validator("files")
     @classmethod
     def _base64(cls, files: dict[str, str]) -> dict[str, str]:
-        for path, content in files.items():
-            try:
-                from_base64(content)
-            except ValueError as exc:
-                raise ValueError(f"{path!r}: {exc}") from None
+        decoded_files(files)
         return files
 
     def given_files(self) -> dict[str, bytes]:
-        return {path: from_base64(content) for path, content in self.files.items()}
+        return decoded_files(self.files)
 
     def limits(self, memory_mb: int) -> Limits:
         run_s = self.total_timeout + _SLACK_S

@@ -304,7 +304,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     metrics = SandboxMetrics()
     runner = _Runner(config, metrics)
     state: dict[str, Any] = {"ready": False, "reason": "starting"}
-    sessions = Sessions(runner.executor, config.max_sessions, SessionLimits())
+    sessions = Sessions(runner.executor, config.max_sessions)
     session_threads = ThreadPoolExecutor(max(1, config.max_sessions), thread_name_prefix="session")
 
     async def close_idle_sessions() -> None:

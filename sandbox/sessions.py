@@ -46,11 +46,13 @@ class UnknownSession(SessionError):
 
 @dataclass(frozen=True)
 class SessionLimits:
-    memory_mb: int = 1024
-    cpu_s: float = 600.0  # over the session's whole life
+    """What a session asked for, within the service's most (sandbox/service.py's session_* settings)."""
+
+    memory_mb: int
+    cpu_s: float  # over the session's whole life
+    idle_timeout_s: float
     processes: int = 64
     disk_mb: int = 64
-    idle_timeout_s: float = 600.0
 
 
 class Session:
@@ -163,10 +165,9 @@ class Session:
 class Sessions:
     """The live sessions of one service."""
 
-    def __init__(self, executor: Executor, max_live: int, defaults: SessionLimits) -> None:
+    def __init__(self, executor: Executor, max_live: int) -> None:
         self.executor = executor
         self.max_live = max_live
-        self.defaults = defaults
         self._live: dict[str, Session] = {}
         self._lock = threading.Lock()
 
@@ -220,10 +221,6 @@ class Sessions:
             sessions, self._live = list(self._live.values()), {}
         for session in sessions:
             session.close()
-
-    @property
-    def live(self) -> int:
-        return len(self._live)
 
 
 def _failed(why: str) -> dict[str, Any]:
