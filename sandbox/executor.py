@@ -56,6 +56,10 @@ _BASE_ENV = {
     # Numerical libraries start one thread per core by default: one, within the run's process bound.
     "OPENBLAS_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
+    # glibc gives each new thread its own malloc arena and reserves 64 MB of address space for it: under the
+    # address-space bound a program with 32 threads in 256 MB failed to start its threads. One arena keeps
+    # the address space near what the program uses.
+    "MALLOC_ARENA_MAX": "1",
 }
 log = logging.getLogger(__name__)
 _RUNNER_OVERHEAD_MB = 128
@@ -129,6 +133,7 @@ class ProcessResult:
     cpu_s: float = 0.0
     max_rss_kb: int = 0
     oom_killed: bool = False  # the run's cgroup OOM-killed a process while this one ran
+    memory_exhausted: bool = False  # aborted with its peak memory at its bound (sandbox/runner.py)
 
     @classmethod
     def from_runner(cls, message: dict[str, Any]) -> ProcessResult:
@@ -141,6 +146,7 @@ class ProcessResult:
             wall_s=message.get("wall_s", 0.0),
             cpu_s=message.get("cpu_s", 0.0),
             max_rss_kb=message.get("max_rss_kb", 0),
+            memory_exhausted=message.get("memory_exhausted", False),
         )
 
     @property

@@ -218,7 +218,7 @@ def _failure(
         return TestVerdict(Verdict.TIME_LIMIT, time_s)
     if result.ok:
         return None
-    if result.oom_killed or any(text in result.stderr for text in _MEMORY_MARKERS):
+    if result.oom_killed or result.memory_exhausted or any(text in result.stderr for text in _MEMORY_MARKERS):
         return TestVerdict(Verdict.MEMORY_LIMIT, time_s, _tail(result.stderr))
     searched = f"{result.stderr}\n{result.stdout}" if in_stdout else result.stderr
     if failed_check is not None and failed_check.search(searched):

@@ -58,6 +58,8 @@ YIELD_CPU_NS = 20_000_000
 yield_announced = False
 # bwrap+rlimits: a runtime's writable memory beyond its heap flag (JVM metaspace, code cache, thread stacks).
 DATA_FACTOR = 2
+# A test that aborts with its peak resident memory at this share of its bound ran out of memory.
+MEMORY_EXHAUSTED_SHARE = 0.9
 # Imported before the tests fork, when the solution or a test's code names them, so each test does not import
 # them again (json: function-call tests' harness, sandbox/judge.py).
 WARM_MODULES = (
@@ -615,6 +617,12 @@ def result_of(child, status, usage, elapsed, limits):
         cpu_exhausted = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits["cpu_s"])
         result["status"] = "timeout" if cpu_exhausted else "signaled"
         result["signal"] = sig
+        # An abort at the memory bound is a failed allocation: several threads failing at once can abort before
+        # any prints what failed ("terminate called recursively"), so the peak says it. (A stack overflow at the
+        # bound is SIGSEGV: a runtime error.)
+        bound_kb = limits["memory_mb"] * 1024
+        at_bound = usage.ru_maxrss >= MEMORY_EXHAUSTED_SHARE * bound_kb
+        result["memory_exhausted"] = sig == signal.SIGABRT and at_bound
     else:
         result["status"] = "exited"
         result["exit_code"] = os.WEXITSTATUS(status)

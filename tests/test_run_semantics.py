@@ -9,9 +9,11 @@ change for the next.
 
 Threads: a C or C++ program that starts a few threads runs as it would on a judge. glibc sizes each thread's stack by
 RLIMIT_STACK; at the 256 MB main stack competitive programs need, the fourth thread would not fit a 1 GB address
-space and `std::thread` threw "Resource temporarily unavailable": a right program scored 0. The main thread still
-recurses deep, recursion without end is still a runtime error, and a memory hog is still stopped. Each right
-program has a wrong twin that must fail.
+space and `std::thread` threw "Resource temporarily unavailable": a right program scored 0. glibc also reserved 64 MB
+of address space for each thread's malloc arena, so 32 threads did not start in 256 MB (one arena now). The main
+thread still recurses deep, recursion without end is still a runtime error, and a memory hog is still stopped (in
+threads too, where several failing at once may abort before any says why). Each right program has a wrong twin that
+must fail.
 """
 
 from __future__ import annotations
@@ -96,15 +98,22 @@ int main() {
 }
 """
 
-# A hog in threads: each thread touches its share; together past the bound.
+# A hog in threads: each thread touches its share; together past the bound. The threads wait until all four have
+# started, so the bound is met by an allocation (bad_alloc), not by the start of a thread.
 THREAD_HOG_CPP = r"""
+#include <atomic>
 #include <cstring>
 #include <thread>
 #include <vector>
 int main() {
+    std::atomic<int> started{0};
     std::vector<std::thread> workers;
     for (int t = 0; t < 4; t++)
-        workers.emplace_back([] { for (;;) { char *b = new char[1 << 20]; std::memset(b, 1, 1 << 20); } });
+        workers.emplace_back([&] {
+            started++;
+            while (started < 4) std::this_thread::yield();
+            for (;;) { char *b = new char[1 << 20]; std::memset(b, 1, 1 << 20); }
+        });
     for (auto &w : workers) w.join();
 }
 """
