@@ -8,6 +8,9 @@ DEV_STAMP := $(VENV)/.installed-dev
 # Exact versions we test and deploy; pyproject.toml keeps ranges for library users.
 PIP_INSTALL := $(BIN)/python -m pip install --constraint constraints.txt
 FRAMEWORKS := verl openrlhf  # versions in constraints.txt
+# verl's multi-turn code tool (SandboxFusionTool) left verl after 0.7.1: that release, apart, for tests/test_verl_tool.py.
+VERL_TOOL := verl==0.7.1
+VERL_TOOL_DIR := $(VENV)/verl-0.7.1
 # Debian packages the sandbox needs: isolation, and the toolchains of the languages it serves: SANDBOX_LANGUAGES
 # (comma-separated ids, `default` or `all`; sandbox/languages names each toolchain's packages). `make test` and
 # `make languages` install every toolchain.
@@ -45,6 +48,7 @@ $(DEV_STAMP): pyproject.toml constraints.txt $(LANGUAGES_STAMP) $(TEST_SYSTEM_ST
 	@# The frameworks whose own code the compatibility tests drive. They pin torch, transformers and
 	@# flash-attn versions of their own: installed without dependencies (what their reward code imports is in `dev`).
 	$(PIP_INSTALL) --quiet --no-deps $(FRAMEWORKS)
+	$(BIN)/python -m pip install --quiet --no-deps --upgrade --target $(VERL_TOOL_DIR) $(VERL_TOOL)
 	@# PyPI's torchvision/torchaudio/torchcodec do not import beside the CPU torch (vLLM pulls them in).
 	$(BIN)/python -m pip uninstall --quiet --yes torchvision torchaudio torchcodec
 	touch $(SERVER_STAMP) $(SYSTEM_STAMP) $(DEV_STAMP)
