@@ -33,9 +33,9 @@ only when it can still finish within that deadline (`start_within_s`), else answ
 from __future__ import annotations
 
 import signal
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import AfterValidator, BaseModel, Field, field_validator
 
 from sandbox.executor import Execution, Limits, ProcessResult
 from sandbox.files import decoded_files
@@ -57,6 +57,15 @@ _VERL_READ_MARGIN_S = 10.0  # verl's API_TIMEOUT: it waits compile_timeout + run
 START_UP_S = 2.0  # sandbox start-up and teardown and the HTTP round trip (0.1 s on an idle host), generously
 
 
+def _checked_base64(files: dict[str, str | None]) -> dict[str, str | None]:
+    decoded_files(files)  # a ValueError naming the path whose content is not base64: a 422 under `files`
+    return files
+
+
+# SandboxFusion's `files`: path -> base64 content (a null content is skipped), checked as the request arrives.
+Base64Files = Annotated[dict[str, str | None], AfterValidator(_checked_base64)]
+
+
 class RunCodeRequest(BaseModel):
     """SandboxFusion's RunCodeRequest: same fields, types and defaults."""
 
@@ -66,7 +75,7 @@ class RunCodeRequest(BaseModel):
     code: str = Field(..., description="the code to run")
     stdin: str | None = Field(None, description="optional string to pass into stdin")
     language: str = Field(..., description="the language or execution mode to run the code")
-    files: dict[str, str | None] = Field(
+    files: Base64Files = Field(
         {},
         description="files to write before the run: path (relative to the program's directory, or absolute under "
         "/sandbox or /tmp) -> base64 content",
@@ -85,12 +94,6 @@ class RunCodeRequest(BaseModel):
     @classmethod
     def _within_source_limit(cls, code: str) -> str:
         return check_source_size(code)
-
-    @field_validator("files")
-    @classmethod
-    def _base64(cls, files: dict[str, str | None]) -> dict[str, str | None]:
-        decoded_files(files)
-        return files
 
     def given_files(self) -> dict[str, bytes]:
         """The files to write, decoded; those SandboxFusion skips (null content, IGNORE_THIS_FILE) left out."""

@@ -17,15 +17,17 @@ message, as there.
 
 from __future__ import annotations
 
+import inspect
 import json
 import secrets
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
+from sandbox import runner
 from sandbox.executor import Execution, Limits, TestInput
 from sandbox.files import decoded_files
-from sandbox.fusion import command_result, sandbox_error_result
+from sandbox.fusion import Base64Files, command_result, sandbox_error_result
 
 _SLACK_S = 10.0  # SandboxFusion runs its driver for total_timeout + 10 s
 
@@ -37,14 +39,8 @@ class RunJupyterRequest(BaseModel):
     cell_timeout: float = Field(0, ge=0, description="seconds each cell may run; 0: no bound but the total")
     total_timeout: float = Field(45, gt=0, description="seconds all the cells may run")
     kernel: Literal["python3"] = "python3"
-    files: dict[str, str] = Field({}, description="path -> base64 content, written before the cells run")
+    files: Base64Files = Field({}, description="path -> base64 content, written before the cells run")
     fetch_files: list[str] = Field([], description="paths whose contents come back base64 in `files`")
-
-    @field_validator("files")
-    @classmethod
-    def _base64(cls, files: dict[str, str]) -> dict[str, str]:
-        decoded_files(files)
-        return files
 
     def given_files(self) -> dict[str, bytes]:
         return decoded_files(self.files)
@@ -166,11 +162,18 @@ send(1, config["marker"] + dumps(results, default=str))
 """
 )
 
+# A session's files go in and come back as a run's do: with the runner's own functions (sandbox/runner.py).
+_FILES = "from binascii import a2b_base64, b2a_base64\n" + "\n\n".join(
+    inspect.getsource(function) for function in (runner.local_path, runner.write_data, runner.fetch_files)
+)
+
 # A session's kernel (sandbox/sessions.py), run by RUNNER_BOOTSTRAP: its limits as the first line on stdin, then a
-# request a line ({"cells", "cell_timeout"}), each answered by a line of results on the descriptor stdout was. The
+# request a line ({"cells", "cell_timeout", "files": {sandbox path: base64}, "fetch": [sandbox path]}), each answered
+# by a line on the descriptor stdout was: {"cells", "files"}, or {"error"} when its files could not be written. The
 # cells run in a child: the sandbox's PID 1 ignores signals it has no handler for (a CPU limit's), a child does not.
 SESSION_KERNEL = (
     _CELLS
+    + _FILES
     + r"""
 import resource
 
@@ -193,9 +196,16 @@ resource.setrlimit(resource.RLIMIT_CPU, (int(limits["cpu_s"]) + 1, int(limits["c
 sys.stdin, sys.stdout = io.StringIO(), io.StringIO()
 real_stdout = sys.stdout
 sys.setrecursionlimit(100_000)
+root = sys.argv[1]
 for line in requests:
     request = json.loads(line)
+    try:
+        write_data(root, {path: a2b_base64(content) for path, content in request["files"].items()})
+    except OSError as exc:
+        send(answers, dumps({"error": f"the session's files could not be written: {exc}"}) + "\n")
+        continue
     results = [run_cell(cell, request["cell_timeout"]) for cell in request["cells"]]
-    send(answers, dumps(results, default=str) + "\n")
+    fetched = fetch_files(root, request["fetch"], limits["fetch_bytes"])
+    send(answers, dumps({"cells": results, "files": fetched}, default=str) + "\n")
 """
 )

@@ -50,7 +50,7 @@ from sandbox import compile_cache, fusion, jupyter
 from sandbox.client import QUEUE_MARGIN_S
 from sandbox.compile_cache import CompileCache
 from sandbox.executor import Cancel, Execution, Executor, Limits, TestInput
-from sandbox.files import FilePathError, sandbox_path
+from sandbox.files import FilePathError, fetch_paths, sandbox_path
 from sandbox.isolation import Isolation
 from sandbox.judge import JudgeReport, LocalJudge, StdioTest, TestSuite
 from sandbox.languages import (
@@ -275,12 +275,19 @@ class SessionCreate(BaseModel):
 
 
 class SessionRun(BaseModel):
-    """Body of POST /v1/sessions/{id}/run: /run_jupyter's cells and timeouts, and an id that makes a retry safe."""
+    """Body of POST /v1/sessions/{id}/run: /run_jupyter's cells, timeouts and files, and an id that makes a retry
+    safe."""
 
     cells: list[str]
     cell_timeout: float = Field(0, ge=0)
     total_timeout: float = Field(45, gt=0, le=3600)
     request_id: str | None = Field(None, max_length=128, description="a retry with the same id gets the same answer")
+    files: fusion.Base64Files = Field({}, description="path -> base64 content, written before the cells run")
+    fetch_files: list[str] = Field([], description="paths whose contents come back base64 in `files`")
+
+    def placed_files(self, isolated: bool) -> dict[str, str]:
+        """`files` by absolute sandbox path, null contents left out (paths checked before: _check_file_paths)."""
+        return {sandbox_path(path, isolated): text for path, text in self.files.items() if text is not None}
 
 
 def _session_limits(body: SessionCreate, config: ServiceConfig) -> SessionLimits:
@@ -454,9 +461,12 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     @app.post("/v1/sessions/{session_id}/run", dependencies=[Depends(authorize)])
     async def run_in_session(session_id: str, body: SessionRun) -> dict[str, Any]:
         """Run cells in the session's kernel, after the cells before them; answered as /run_jupyter's cells."""
+        _check_file_paths(body, runner.executor.isolated)
+        isolated = runner.executor.isolated
+        files, fetch = body.placed_files(isolated), fetch_paths(body.fetch_files, isolated)
         session = await in_session_thread(lambda: sessions.get(session_id))
         return await in_session_thread(
-            lambda: session.run(body.cells, body.cell_timeout, body.total_timeout, body.request_id)
+            lambda: session.run(body.cells, body.cell_timeout, body.total_timeout, body.request_id, files, fetch)
         )
 
     @app.delete("/v1/sessions/{session_id}", dependencies=[Depends(authorize)])
@@ -509,7 +519,7 @@ async def _run_fusion(runner: _Runner, body: fusion.RunCodeRequest, lang: Langua
     return fusion.run_code_response(lang, execution)
 
 
-def _check_file_paths(body: fusion.RunCodeRequest | jupyter.RunJupyterRequest, isolated: bool) -> None:
+def _check_file_paths(body: fusion.RunCodeRequest | jupyter.RunJupyterRequest | SessionRun, isolated: bool) -> None:
     """A 422 naming the first path of `files` or `fetch_files` the sandbox cannot place, before the run waits."""
     for field, paths in (("files", list(body.files)), ("fetch_files", body.fetch_files)):
         for index, path in enumerate(paths):

@@ -20,10 +20,12 @@ import select
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from sandbox.executor import Executor
+from sandbox.files import FETCH_BYTES
 from sandbox.isolation import SandboxSize, preamble
 from sandbox.jupyter import SESSION_KERNEL
 
@@ -70,7 +72,7 @@ class Session:
         except OSError as exc:  # its cgroup is made: taken down again
             self._sandbox.__exit__(None, None, None)
             raise SessionError(f"the session's sandbox did not start: {exc}") from exc
-        config = json.dumps({"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s}) + "\n"
+        config = json.dumps({"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "fetch_bytes": FETCH_BYTES}) + "\n"
         assert process.stdin is not None and process.stdout is not None
         self._stdin, self._stdout = process.stdin, process.stdout.fileno()
         self._lock = threading.Lock()
@@ -81,14 +83,23 @@ class Session:
         self._write(preamble(SESSION_KERNEL) + config.encode())
 
     def run(
-        self, cells: list[str], cell_timeout: float, total_timeout: float, request_id: str | None
+        self,
+        cells: list[str],
+        cell_timeout: float,
+        total_timeout: float,
+        request_id: str | None,
+        files: Mapping[str, str] | None = None,
+        fetch: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
-        """The cells' results, as /run_jupyter's; a session past its bounds or its time ends, and says so."""
+        """The cells' results, as /run_jupyter's; a session past its bounds or its time ends, and says so.
+
+        `files` (absolute sandbox path -> base64) are written before the cells run and `fetch` (the caller's name ->
+        absolute sandbox path, sandbox/files.py) read after, as a run's: they come back by the caller's name."""
         with self._lock:
             self.last_used = time.monotonic()
             if request_id is not None and request_id in self._answers:
                 return self._answers[request_id]
-            answer = self._run(cells, cell_timeout, total_timeout)
+            answer = self._run(cells, cell_timeout, total_timeout, files or {}, fetch or {})
             if request_id is not None:
                 self._answers[request_id] = answer
                 while len(self._answers) > _ANSWERS_KEPT:
@@ -96,14 +107,26 @@ class Session:
             self.last_used = time.monotonic()
             return answer
 
-    def _run(self, cells: list[str], cell_timeout: float, total_timeout: float) -> dict[str, Any]:
+    def _run(
+        self,
+        cells: list[str],
+        cell_timeout: float,
+        total_timeout: float,
+        files: Mapping[str, str],
+        fetch: Mapping[str, str],
+    ) -> dict[str, Any]:
         if self.ended is not None:
             return _failed(self.ended)
-        self._write((json.dumps({"cells": cells, "cell_timeout": cell_timeout}) + "\n").encode())
+        request = {"cells": cells, "cell_timeout": cell_timeout, "files": files, "fetch": list(fetch.values())}
+        self._write((json.dumps(request) + "\n").encode())
         line = self._read_line(time.monotonic() + total_timeout)
         if line is None:
             return _failed(self.ended or "the session ended")
-        return {"status": "Success", "message": "", "cells": json.loads(line)}
+        answer = json.loads(line)
+        if "error" in answer:  # its files did not fit: the session lives on, its cells did not run
+            return {"status": "SandboxError", "message": answer["error"], "cells": [], "files": {}}
+        fetched = {name: answer["files"][path] for name, path in fetch.items() if path in answer["files"]}
+        return {"status": "Success", "message": "", "cells": answer["cells"], "files": fetched}
 
     def _write(self, data: bytes) -> None:
         try:
@@ -224,4 +247,4 @@ class Sessions:
 
 
 def _failed(why: str) -> dict[str, Any]:
-    return {"status": "Failed", "message": why, "cells": []}
+    return {"status": "Failed", "message": why, "cells": [], "files": {}}

@@ -1,13 +1,16 @@
 """Notebook sessions on the real sandbox service (sandbox/sessions.py): a kernel kept across requests, as a
 tool-calling rollout's code interpreter uses it, with its bounds over its whole life.
 
-A three-turn tool loop builds on its own earlier turns; a retried request is answered, not run again; a session
+A three-turn tool loop builds on its own earlier turns; files go in before a request's cells and come back after
+them (paths the sandbox cannot place are a 422 naming them, files past its disk an error that spares the session); a
+retried request is answered, not run again; a session
 past its CPU seconds, its total_timeout or its idle time ends and says why; hostile cells (a fork bomb, a memory
 hog, an exit, host files, the network) are contained, leave no process behind once closed, and the service goes on.
 """
 
 from __future__ import annotations
 
+import base64
 import subprocess
 import time
 from collections.abc import Iterator
@@ -109,6 +112,60 @@ def test_sessions_are_capped_idle_ones_expire_and_bounds_past_the_services_are_r
         time.sleep(4)  # both idle past 2 s: closed
         assert client.post(f"/v1/sessions/{first}/run", json={"cells": ["1"]}).status_code == 404
         open_session(client)
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_files_go_in_before_the_cells_and_come_back_after_them(client: httpx.Client) -> None:
+    session = open_session(client)
+    given = {"data/numbers.txt": b64(b"3 4 5\n"), "/tmp/scale": b64(b"10")}
+    summed = "total = sum(map(int, open('data/numbers.txt').read().split())) * int(open('/tmp/scale').read())\ntotal"
+    answer = run(client, session, summed, files=given)
+    assert answer["status"] == "Success" and shown(answer) == ["120"], answer
+    # A later turn reads what an earlier one wrote; what it asks back comes back by the name it gave.
+    write = "import os\nos.makedirs('out', exist_ok=True)\nopen('out/total.txt', 'w').write(str(total))"
+    answer = run(client, session, write, fetch_files=["out/total.txt", "/sandbox/src/data/numbers.txt", "missing"])
+    assert answer["files"] == {"out/total.txt": b64(b"120"), "/sandbox/src/data/numbers.txt": given["data/numbers.txt"]}
+    client.delete(f"/v1/sessions/{session}")
+
+
+@pytest.mark.parametrize(
+    ("body", "loc"),
+    [
+        ({"files": {"../../etc/passwd": b64(b"x")}}, ["body", "files", "../../etc/passwd"]),
+        ({"fetch_files": ["/etc/shadow"]}, ["body", "fetch_files", 0]),
+        ({"files": {"data.txt": "not base64!"}}, ["body", "files"]),
+    ],
+)
+def test_a_file_the_session_cannot_place_is_refused_naming_it(client: httpx.Client, body: dict, loc: list) -> None:
+    session = open_session(client)
+    refused = client.post(f"/v1/sessions/{session}/run", json={"cells": ["1"], **body})
+    assert refused.status_code == 422 and refused.json()["detail"][0]["loc"] == loc, refused.text
+    assert shown(run(client, session, "2")) == ["2"]
+    client.delete(f"/v1/sessions/{session}")
+
+
+def test_files_past_the_sessions_disk_are_an_error_and_the_session_goes_on(client: httpx.Client) -> None:
+    session = open_session(client)
+    fill = """
+import os
+f = open('fill', 'wb')
+try:
+    while True:
+        f.write(bytes(1 << 20))
+        f.flush()
+except OSError as exc:
+    full = exc.errno
+f.close()
+"""
+    assert run(client, session, fill, "full")["cells"][1]["display"], "the disk never filled"
+    refused = run(client, session, "'not run'", files={"more.bin": b64(bytes(1 << 20))})
+    assert refused["status"] == "SandboxError" and "could not be written" in refused["message"], refused
+    assert refused["cells"] == []
+    assert shown(run(client, session, "os.remove('fill')\n'room again'")) == ["'room again'"]
+    client.delete(f"/v1/sessions/{session}")
 
 
 HOSTILE = {
