@@ -260,6 +260,10 @@ def exit_status(error):
     try:
         import traceback  # only for a failing test: it costs start-up time
 
+        # The program's traceback, as `python main.py` prints it: without the runner's frame that exec'd it.
+        frame = error.__traceback__
+        if frame is not None and frame.tb_frame.f_code is run_python.__code__:
+            error.__traceback__ = frame.tb_next
         traceback.print_exception(error)
     except BaseException:  # no memory left to import it with (a thread bomb's stacks), or builtins it uses rebound
         write(2, f"{type(error).__name__}: {error}\n".encode(errors="replace"))
