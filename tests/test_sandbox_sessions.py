@@ -131,6 +131,14 @@ def test_files_go_in_before_the_cells_and_come_back_after_them(client: httpx.Cli
     client.delete(f"/v1/sessions/{session}")
 
 
+def test_fetching_a_symlink_to_host_files_or_a_fifo_gives_nothing_back(client: httpx.Client) -> None:
+    session = open_session(client)
+    traps = "import os\nos.symlink('/etc/shadow', 'shadow')\nos.symlink('/root', 'home')\nos.mkfifo('pipe')"
+    answer = run(client, session, traps, fetch_files=["shadow", "home/.bash_history", "pipe"], total_timeout=10)
+    assert answer["status"] == "Success" and answer["files"] == {}, answer
+    client.delete(f"/v1/sessions/{session}")
+
+
 @pytest.mark.parametrize(
     ("body", "loc"),
     [
