@@ -10,7 +10,8 @@ change for the next.
 Threads: a C or C++ program that starts a few threads runs as it would on a judge. glibc sizes each thread's stack by
 RLIMIT_STACK; at the 256 MB main stack competitive programs need, the fourth thread would not fit a 1 GB address
 space and `std::thread` threw "Resource temporarily unavailable": a right program scored 0. glibc also reserved 64 MB
-of address space for each thread's malloc arena, so 32 threads did not start in 256 MB (one arena now). The main
+of address space for each thread's malloc arena, so 32 threads did not start in 256 MB (one arena now). Python's
+threads run too, all alive at once. The main
 thread still recurses deep, recursion without end is still a runtime error, and a memory hog is still stopped (in
 threads too, where several failing at once may abort before any says why). Each right program has a wrong twin that
 must fail.
@@ -72,6 +73,23 @@ int main(void) {
 }
 """
 
+# Python threads get glibc's default stack too: all of them alive at once (the barrier) within the address space.
+THREADS_PY = """
+import threading
+n = int(input())
+parts = [0] * THREADS
+started = threading.Barrier(THREADS)
+def work(t):
+    started.wait()
+    parts[t] = sum(range(t, n + 1, THREADS))
+workers = [threading.Thread(target=work, args=(t,)) for t in range(THREADS)]
+for worker in workers:
+    worker.start()
+for worker in workers:
+    worker.join()
+print((sum(parts)) OFFSET)
+"""
+
 # A depth-first walk 10^6 calls deep on the main thread (a path graph), as tree problems need.
 DEEP_CPP = r"""
 #include <cstdio>
@@ -131,6 +149,8 @@ ROWS = [
     Row("cpp-32-threads-256mb", "cpp", _twin(THREADS_CPP, 32, wrong=False), Verdict.ACCEPTED, memory_mb=256),
     Row("c-8-pthreads", "c", _twin(THREADS_C, 8, wrong=False), Verdict.ACCEPTED),
     Row("c-8-pthreads-wrong", "c", _twin(THREADS_C, 8, wrong=True), Verdict.WRONG_ANSWER),
+    Row("python-16-threads", "python", _twin(THREADS_PY, 16, wrong=False), Verdict.ACCEPTED),
+    Row("python-16-threads-wrong", "python", _twin(THREADS_PY, 16, wrong=True), Verdict.WRONG_ANSWER),
     Row("cpp-recursion-1e6-deep", "cpp", _twin(DEEP_CPP, 0, wrong=False), Verdict.ACCEPTED, memory_mb=512),
     Row("cpp-recursion-1e6-deep-wrong", "cpp", _twin(DEEP_CPP, 0, wrong=True), Verdict.WRONG_ANSWER, memory_mb=512),
     Row("cpp-recursion-without-end", "cpp", ENDLESS_CPP, Verdict.RUNTIME_ERROR, memory_mb=256),
@@ -147,7 +167,7 @@ def judge() -> LocalJudge:
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row.name for row in ROWS])
-def test_native_programs_get_a_judges_verdict(judge: LocalJudge, row: Row) -> None:
+def test_programs_with_threads_or_deep_stacks_get_a_judges_verdict(judge: LocalJudge, row: Row) -> None:
     limits = Limits(time_s=5, wall_s=10, memory_mb=row.memory_mb, compile_s=30)
     report = judge.judge(row.language, row.code, SUITE, limits)
     assert report.compile_error is None and report.sandbox_error is None, report.to_dict()
