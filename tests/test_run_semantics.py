@@ -11,10 +11,9 @@ Threads: a C or C++ program that starts a few threads runs as it would on a judg
 RLIMIT_STACK; at the 256 MB main stack competitive programs need, the fourth thread would not fit a 1 GB address
 space and `std::thread` threw "Resource temporarily unavailable": a right program scored 0. glibc also reserved 64 MB
 of address space for each thread's malloc arena, so 32 threads did not start in 256 MB (one arena now). Python's
-threads run too, all alive at once. The main
-thread still recurses deep, recursion without end is still a runtime error, and a memory hog is still stopped (in
-threads too, where several failing at once may abort before any says why). Each right program has a wrong twin that
-must fail.
+threads run too, all alive at once. The main thread still recurses deep, recursion without end is still a runtime
+error, and a memory hog is still stopped (in threads too, where several failing at once may abort before any says
+why). Each right program has a wrong twin that must fail.
 """
 
 from __future__ import annotations
