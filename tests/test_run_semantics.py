@@ -4,8 +4,8 @@ Python programs that break what a runner would use to end or report a test (Sand
 `exit`, `os._exit` and `sys.exit` to None before every program; others rebind `print`, the builtins, `sys.stdout` or
 `os.write` once they have answered) get their own verdict in every test mode, never a crash of our runner.
 
-Runtime libraries: a Python program imports numpy and sortedcontainers (the default set), which no program can
-change for the next.
+Runtime libraries: a Python program imports numpy and sortedcontainers (the default set), and pandas, scikit-learn,
+matplotlib and scipy (the full set), which no program can change for the next.
 
 Threads: a C or C++ program that starts a few threads runs as it would on a judge. glibc sizes each thread's stack by
 RLIMIT_STACK; at the 256 MB main stack competitive programs need, the fourth thread would not fit a 1 GB address
@@ -229,12 +229,44 @@ TAMPER = (
     "try:\n    open(numpy.__file__, 'a').write('raise SystemExit')\nexcept OSError as exc:\n"
     "    print(exc.errno in (errno.EROFS, errno.EACCES))\n"
 )
+# The full set (`make languages`, `make test`): what BigCodeBench's problems import most.
+PANDAS = """
+import sys
+import pandas as pd
+frame = pd.DataFrame([line.split() for line in sys.stdin.read().splitlines()], columns=["key", "value"])
+frame["value"] = frame["value"].astype(int)
+print(frame.groupby("key")["value"].sum()["a"])
+"""
+SKLEARN = """
+import numpy as np
+from sklearn.linear_model import LinearRegression
+xs = np.array(list(map(float, input().split()))).reshape(-1, 1)
+model = LinearRegression().fit(xs, 2 * xs.ravel() + 1)
+print(round(float(model.predict([[10.0]])[0])))
+"""
+MATPLOTLIB = """
+import io
+import matplotlib.pyplot as plt
+figure, axes = plt.subplots()
+axes.plot([1, 2, 3], [int(v) for v in input().split()])
+image = io.BytesIO()
+figure.savefig(image, format="png")
+print(image.getvalue()[:4] == b"\\x89PNG", len(axes.lines))
+"""
+SCIPY = "from scipy.special import comb\nprint(comb(int(input()), 2, exact=True))\n"
 LIBRARY_ROWS = [
     ("numpy", NUMPY, "3 1 2\n", "6", Verdict.ACCEPTED),
     ("numpy-wrong", NUMPY.replace(".sum()", ".max()"), "3 1 2\n", "6", Verdict.WRONG_ANSWER),
     ("sortedcontainers", SORTED, "3 1 2\n", "2", Verdict.ACCEPTED),
     ("sortedcontainers-wrong", SORTED.replace("[1]", "[0]"), "3 1 2\n", "2", Verdict.WRONG_ANSWER),
     ("libraries-read-only", TAMPER, "", "True", Verdict.ACCEPTED),
+    ("pandas", PANDAS, "a 1\nb 2\na 3\n", "4", Verdict.ACCEPTED),
+    ("pandas-wrong", PANDAS.replace(".sum()", ".max()"), "a 1\nb 2\na 3\n", "4", Verdict.WRONG_ANSWER),
+    ("scikit-learn", SKLEARN, "1 2 3\n", "21", Verdict.ACCEPTED),
+    ("scikit-learn-wrong", SKLEARN.replace("10.0", "11.0"), "1 2 3\n", "21", Verdict.WRONG_ANSWER),
+    ("matplotlib", MATPLOTLIB, "3 1 2\n", "True 1", Verdict.ACCEPTED),
+    ("scipy", SCIPY, "10\n", "45", Verdict.ACCEPTED),
+    ("scipy-wrong", SCIPY.replace(", 2,", ", 3,"), "10\n", "45", Verdict.WRONG_ANSWER),
 ]
 
 
@@ -245,6 +277,6 @@ def test_python_programs_import_the_runtime_libraries(
     judge: LocalJudge, code: str, stdin: str, output: str, expected: Verdict
 ) -> None:
     suite = Suite("stdio", (StdioTest(stdin, output), StdioTest(stdin, output)))  # two tests: the warm import too
-    report = judge.judge("python", code, suite, Limits(time_s=5, memory_mb=512))
+    report = judge.judge("python", code, suite, Limits(time_s=10, memory_mb=1024))
     assert report.compile_error is None and report.sandbox_error is None, report.to_dict()
     assert [test.verdict for test in report.tests] == [expected] * 2, report.to_dict()

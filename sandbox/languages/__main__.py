@@ -1,8 +1,9 @@
 """`python -m sandbox.languages packages|programs|setup SPEC`: what the toolchains of the languages SPEC names need.
-`packages`: the Debian packages, checked with dpkg; `programs`: `package:program` pairs for toolchains a machine
-image may ship outside dpkg (installed when the program is missing). The Makefile installs both, then runs `setup`:
-each language's own install steps (npm packages, prebuilt libraries), where its toolchain still misses something.
-Standard library only: it runs before the virtual environment exists."""
+`packages`: the Debian packages, checked with dpkg (with `all`, the full runtime libraries too); `programs`:
+`package:program` pairs for toolchains a machine image may ship outside dpkg (installed when the program is
+missing). The Makefile installs both, then runs `setup`: each language's own install steps (npm packages, prebuilt
+libraries), where its toolchain still misses something. Standard library only: it runs before the virtual
+environment exists."""
 
 from __future__ import annotations
 
@@ -13,8 +14,11 @@ from sandbox.languages import parse_languages
 
 
 def apt_entries(spec: str, pairs: bool) -> list[str]:
-    entries = [entry for lang in parse_languages(spec) for entry in lang.apt if (":" in entry) == pairs]
-    return list(dict.fromkeys(entries))
+    """The packages of the toolchains `spec` names; with `all`, their full runtime libraries too."""
+    full = "all" in (part.strip() for part in spec.split(","))
+    languages = parse_languages(spec)
+    entries = [entry for lang in languages for entry in (*lang.apt, *(lang.full_runtime if full else ()))]
+    return list(dict.fromkeys(entry for entry in entries if (":" in entry) == pairs))
 
 
 def set_up(spec: str) -> None:

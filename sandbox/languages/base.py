@@ -54,6 +54,9 @@ class Language:
     # Debian packages of the toolchain (`make languages`, python -m sandbox.languages); `package:program` where
     # machine images often ship the program outside dpkg (installed only when the program is missing)
     apt: tuple[str, ...] = ()
+    # Debian packages of the runtime's full library set, beyond the default one in `apt` (Python: SandboxFusion's
+    # runtime where Debian packages it): installed with `all` (`make languages`, `make test`), read-only to programs.
+    full_runtime: tuple[str, ...] = ()
     version: tuple[str, ...] = ()  # prints the toolchain's version (GET /v1/languages)
     binds: tuple[str, ...] = ()  # host paths outside /usr the toolchain reads: bound read-only into the sandbox
     # What the toolchain needs whatever the request asks: a runtime's start-up (JVM, BEAM, R), added to each
