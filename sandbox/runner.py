@@ -61,10 +61,11 @@ DATA_FACTOR = 2
 # A test that aborts with its peak resident memory at this share of its bound ran out of memory.
 MEMORY_EXHAUSTED_SHARE = 0.9
 # Imported before the tests fork, when the solution or a test's code names them, so each test does not import
-# them again (json: function-call tests' harness, sandbox/judge.py).
+# them again (json: function-call tests' harness, sandbox/judge.py; pandas and scipy, from the full runtime set,
+# take a third of a second each).
 WARM_MODULES = (
     "math", "collections", "itertools", "functools", "heapq", "bisect", "re", "string", "typing", "random", "json",
-    "numpy", "sortedcontainers",
+    "numpy", "sortedcontainers", "pandas", "scipy",
 )  # fmt: skip
 # Python's runtime libraries (sandbox/languages/python.py's packages), after the standard library: read-only under /usr.
 RUNTIME_PATHS = ("/usr/lib/python3/dist-packages",)
