@@ -5,7 +5,8 @@ Python programs that break what a runner would use to end or report a test (Sand
 `os.write` once they have answered) get their own verdict in every test mode, never a crash of our runner.
 
 Runtime libraries: a Python program imports numpy and sortedcontainers (the default set), and pandas, scikit-learn,
-matplotlib and scipy (the full set), which no program can change for the next.
+matplotlib and scipy (the full set), which no program can change for the next; a JavaScript program requires lodash
+and js-md5.
 
 Threads: a C or C++ program that starts a few threads runs as it would on a judge. glibc sizes each thread's stack by
 RLIMIT_STACK; at the 256 MB main stack competitive programs need, the fourth thread would not fit a 1 GB address
@@ -270,13 +271,29 @@ LIBRARY_ROWS = [
 ]
 
 
+# JavaScript programs require SandboxFusion's Node libraries (sandbox/runtimes/node, installed by `make languages`).
+LODASH = """
+const _ = require('lodash');
+const xs = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);
+console.log(_.sum(_.uniq(xs)));
+"""
+MD5 = "const md5 = require('js-md5');\nconsole.log(md5(require('fs').readFileSync(0, 'utf8').trim()));\n"
+LIBRARY_ROWS += [
+    ("lodash", LODASH, "3 1 3 2\n", "6", Verdict.ACCEPTED, "javascript"),
+    ("lodash-wrong", LODASH.replace("_.uniq(xs)", "xs"), "3 1 3 2\n", "6", Verdict.WRONG_ANSWER, "javascript"),
+    ("js-md5", MD5, "abc\n", "900150983cd24fb0d6963f7d28e17f72", Verdict.ACCEPTED, "javascript"),
+]
+
+
 @pytest.mark.parametrize(
-    ("code", "stdin", "output", "expected"), [r[1:] for r in LIBRARY_ROWS], ids=[r[0] for r in LIBRARY_ROWS]
+    ("code", "stdin", "output", "expected", "language"),
+    [(*r[1:5], r[5] if len(r) > 5 else "python") for r in LIBRARY_ROWS],
+    ids=[r[0] for r in LIBRARY_ROWS],
 )
-def test_python_programs_import_the_runtime_libraries(
-    judge: LocalJudge, code: str, stdin: str, output: str, expected: Verdict
+def test_programs_use_the_runtime_libraries(
+    judge: LocalJudge, code: str, stdin: str, output: str, expected: Verdict, language: str
 ) -> None:
     suite = Suite("stdio", (StdioTest(stdin, output), StdioTest(stdin, output)))  # two tests: the warm import too
-    report = judge.judge("python", code, suite, Limits(time_s=10, memory_mb=1024))
+    report = judge.judge(language, code, suite, Limits(time_s=10, memory_mb=1024))
     assert report.compile_error is None and report.sandbox_error is None, report.to_dict()
     assert [test.verdict for test in report.tests] == [expected] * 2, report.to_dict()

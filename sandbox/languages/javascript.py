@@ -1,5 +1,11 @@
 from sandbox.languages.base import Language
 
+# Node's libraries, as pinned in sandbox/runtimes/node (package-lock.json): Jest and React's test libraries
+# (sandbox/languages/jest.py) and what programs may require (SandboxFusion's runtime: lodash, js-md5, seedrandom,
+# random-seed, commander). Installed by `make languages` with the jest toolchain, read-only under /usr.
+NODE_RUNTIME = "/usr/local/lib/reward-sandbox/node"
+NODE_MODULES = f"{NODE_RUNTIME}/node_modules"
+
 JAVASCRIPT = Language(
     name="javascript",
     source_file="main.js",
@@ -8,5 +14,6 @@ JAVASCRIPT = Language(
     apt=("nodejs:/usr/bin/node",),
     version=("/usr/bin/node", "--version"),
     aliases=("js", "node", "nodejs"),
+    env={"NODE_PATH": NODE_MODULES},  # require('lodash') finds the runtime's (where installed)
     tests_done='process.stdout.write("{marker}");',
 )

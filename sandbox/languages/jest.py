@@ -1,33 +1,28 @@
 import json
 
 from sandbox.languages.base import Language, literal
-from sandbox.languages.javascript import JAVASCRIPT
-
-# Jest and React's test libraries, as pinned in sandbox/runtimes/node (package-lock.json), installed here by
-# `make languages`: read-only under /usr, which every sandbox sees.
-NODE_RUNTIME = "/usr/local/lib/reward-sandbox/node"
-_MODULES = f"{NODE_RUNTIME}/node_modules"
+from sandbox.languages.javascript import JAVASCRIPT, NODE_MODULES, NODE_RUNTIME
 
 
 def _config(environment: str) -> str:
     """Jest's configuration: Babel strips TypeScript and compiles JSX (as SandboxFusion's babel.config.js does, plus
     React); modules resolve from the runtime; one process (--runInBand), its cache in the sandbox's /tmp."""
     presets = [
-        [f"{_MODULES}/@babel/preset-env", {"targets": {"node": "current"}}],
-        [f"{_MODULES}/@babel/preset-react", {"runtime": "automatic"}],
-        f"{_MODULES}/@babel/preset-typescript",
+        [f"{NODE_MODULES}/@babel/preset-env", {"targets": {"node": "current"}}],
+        [f"{NODE_MODULES}/@babel/preset-react", {"runtime": "automatic"}],
+        f"{NODE_MODULES}/@babel/preset-typescript",
     ]
     return json.dumps({
         "testEnvironment": environment,
-        "modulePaths": [_MODULES],
-        "transform": {r"\.[jt]sx?$": [f"{_MODULES}/babel-jest", {"presets": presets}]},
+        "modulePaths": [NODE_MODULES],
+        "transform": {r"\.[jt]sx?$": [f"{NODE_MODULES}/babel-jest", {"presets": presets}]},
         "cacheDirectory": "/tmp/jest-cache",
     })  # fmt: skip
 
 
 def _jest(environment: str) -> tuple[str, ...]:
     return (
-        *JAVASCRIPT.run[:-1], f"{_MODULES}/jest/bin/jest.js", "--config", literal(_config(environment)),
+        *JAVASCRIPT.run[:-1], f"{NODE_MODULES}/jest/bin/jest.js", "--config", literal(_config(environment)),
         "--runInBand", "--no-watchman", "--ci", "--verbose", "--color=false",
     )  # fmt: skip
 
@@ -39,8 +34,9 @@ _COMMON = {
         f"mkdir -p {NODE_RUNTIME} && cp sandbox/runtimes/node/package.json sandbox/runtimes/node/package-lock.json "
         f"{NODE_RUNTIME}/ && cd {NODE_RUNTIME} && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error",
     ),
-    "needs": (f"{_MODULES}/jest/bin/jest.js",),
-    "version": ("/usr/bin/node", f"{_MODULES}/jest/bin/jest.js", "--version"),
+    # The programs' libraries too: a runtime installed before they were pinned is installed again.
+    "needs": tuple(f"{NODE_MODULES}/{path}" for path in ("jest/bin/jest.js", "lodash/lodash.js", "js-md5/src")),
+    "version": ("/usr/bin/node", f"{NODE_MODULES}/jest/bin/jest.js", "--version"),
     "start_s": 1.5,
     "report": "jest",
 }
