@@ -34,7 +34,7 @@ from typing import Any, Literal
 from sandbox import cpu_priority
 from sandbox.cgroups import RunCgroup
 from sandbox.compile_cache import Claim, CompileCache
-from sandbox.files import FETCH_BYTES, fetch_paths, placed_files
+from sandbox.files import FETCH_BYTES, fetch_paths, fetched_by_name, placed_files
 from sandbox.isolation import (
     Isolation,
     Level,
@@ -274,8 +274,7 @@ class Executor:
             execution = self._execute(run)
         else:
             execution = self._run_with_cache(self.compile_cache, run)
-        got = execution.fetched  # by sandbox path: a file missing, or past FETCH_BYTES, is not there
-        execution.fetched = {name: got[path] for name, path in wanted.items() if path in got}
+        execution.fetched = fetched_by_name(wanted, execution.fetched)
         return execution
 
     @property

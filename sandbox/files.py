@@ -75,3 +75,9 @@ def placed_files(files: Mapping[str, bytes], isolated: bool, sources: Sequence[s
 def fetch_paths(fetch: Sequence[str], isolated: bool) -> dict[str, str]:
     """Each path to give back (the caller's name) -> its absolute sandbox path, how the runner reads and reports it."""
     return {path: sandbox_path(path, isolated) for path in fetch}
+
+
+def fetched_by_name(wanted: Mapping[str, str], fetched: Mapping[str, str]) -> dict[str, str]:
+    """What came back (by sandbox path: a file missing, or past FETCH_BYTES, is not there) by the caller's names
+    (`wanted`: fetch_paths)."""
+    return {name: fetched[path] for name, path in wanted.items() if path in fetched}

@@ -461,8 +461,8 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     @app.post("/v1/sessions/{session_id}/run", dependencies=[Depends(authorize)])
     async def run_in_session(session_id: str, body: SessionRun) -> dict[str, Any]:
         """Run cells in the session's kernel, after the cells before them; answered as /run_jupyter's cells."""
-        _check_file_paths(body, runner.executor.isolated)
         isolated = runner.executor.isolated
+        _check_file_paths(body, isolated)
         files, fetch = body.placed_files(isolated), fetch_paths(body.fetch_files, isolated)
         session = await in_session_thread(lambda: sessions.get(session_id))
         return await in_session_thread(

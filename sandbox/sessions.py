@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox.executor import Executor
-from sandbox.files import FETCH_BYTES
+from sandbox.files import FETCH_BYTES, fetched_by_name
 from sandbox.isolation import SandboxSize, preamble
 from sandbox.jupyter import SESSION_KERNEL
 
@@ -88,8 +88,8 @@ class Session:
         cell_timeout: float,
         total_timeout: float,
         request_id: str | None,
-        files: Mapping[str, str] | None = None,
-        fetch: Mapping[str, str] | None = None,
+        files: Mapping[str, str],
+        fetch: Mapping[str, str],
     ) -> dict[str, Any]:
         """The cells' results, as /run_jupyter's; a session past its bounds or its time ends, and says so.
 
@@ -99,7 +99,7 @@ class Session:
             self.last_used = time.monotonic()
             if request_id is not None and request_id in self._answers:
                 return self._answers[request_id]
-            answer = self._run(cells, cell_timeout, total_timeout, files or {}, fetch or {})
+            answer = self._run(cells, cell_timeout, total_timeout, files, fetch)
             if request_id is not None:
                 self._answers[request_id] = answer
                 while len(self._answers) > _ANSWERS_KEPT:
@@ -117,7 +117,7 @@ class Session:
     ) -> dict[str, Any]:
         if self.ended is not None:
             return _failed(self.ended)
-        request = {"cells": cells, "cell_timeout": cell_timeout, "files": files, "fetch": list(fetch.values())}
+        request = {"cells": cells, "cell_timeout": cell_timeout, "files": files, "fetch": sorted(set(fetch.values()))}
         self._write((json.dumps(request) + "\n").encode())
         line = self._read_line(time.monotonic() + total_timeout)
         if line is None:
@@ -125,7 +125,7 @@ class Session:
         answer = json.loads(line)
         if "error" in answer:  # its files did not fit: the session lives on, its cells did not run
             return {"status": "SandboxError", "message": answer["error"], "cells": [], "files": {}}
-        fetched = {name: answer["files"][path] for name, path in fetch.items() if path in answer["files"]}
+        fetched = fetched_by_name(fetch, answer["files"])
         return {"status": "Success", "message": "", "cells": answer["cells"], "files": fetched}
 
     def _write(self, data: bytes) -> None:
