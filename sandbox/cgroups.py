@@ -16,6 +16,14 @@ container the mount's root is the container's own cgroup, not the host's root).
   root is never filled with runs. Non-root users get such a subtree from systemd (`Delegate=yes`,
   a user's `user@UID.service`) or from a container with a private cgroup namespace.
 
+A run's tests may each get a memory cgroup of their own inside the run's (`TestSlot`): `test-0`, `test-1`, ... one
+per test running at once, so each test's memory is bounded by what it uses rather than by its address space (threads
+and runtimes that reserve address space run as on a judge). The runner cannot open cgroup files (none is mounted in the
+sandbox): the host opens each slot's cgroup.procs and the runner's test joins it by writing "0" there. The kernel
+checks such a write with the credentials of whoever opened the file (Linux 5.16+), so the test needs no rights of its
+own; its descriptor is closed before any of the test's code runs. On v2 the run's own processes (bubblewrap, the
+runner) then live in a leaf `runner` beside the slots.
+
 Runs are named `reward-sandbox-<creating pid>-<random>`: a run whose creator died (a grading worker
 killed mid-run) is found by `sweep()`, its processes killed and its directories removed.
 """
@@ -116,8 +124,18 @@ class Layout:
         return None
 
 
+@dataclass(frozen=True)
+class TestSlot:
+    """A memory cgroup inside a run for one test at a time: joined through `procs`, its OOM kills in `events`."""
+
+    procs: Path
+    events: Path  # `oom_kill N` (v1 memory.oom_control, v2 memory.events)
+
+
 class RunCgroup(Protocol):
     """The cgroup(s) of one run."""
+
+    test_slots: list[TestSlot]
 
     def procs_files(self) -> list[str]: ...
     def tighten_memory(self, limit_bytes: int) -> None: ...
@@ -135,7 +153,7 @@ class Cgroups(Protocol):
 
     version: int
 
-    def new_run(self, memory_bytes: int, pids: int) -> RunCgroup: ...
+    def new_run(self, memory_bytes: int, pids: int, slots: int = 0, slot_bytes: int = 0) -> RunCgroup: ...
     def run_bases(self) -> list[Path]: ...  # where runs are made (v1: one directory per controller)
     def runs(self) -> list[Path]: ...
     def sweep(self) -> int: ...
@@ -196,7 +214,8 @@ def _pids_in(directory: Path) -> set[int]:
 
 
 def _destroy(directories: list[Path]) -> int:
-    """Kill everything in these cgroups and remove them; how many processes were there.
+    """Kill everything in these cgroups and remove them, in order (a cgroup's children before it); how many
+    processes were there.
 
     cgroup.kill (v2, Linux 5.14+) kills every process at once, forks in progress included; whatever is
     left (v1 has no cgroup.kill) is sent SIGKILL until the cgroups are empty (5 s at most).
@@ -222,8 +241,15 @@ def _sweep(bases: list[Path]) -> int:
     A v1 run is one directory of the same name under each base."""
     names = {run.name for run in _runs(bases) if _is_stale(run)}
     for name in names:
-        _destroy([base / name for base in bases])
+        _destroy([directory for base in bases for directory in _with_children(base / name)])
     return len(names)
+
+
+def _with_children(run: Path) -> list[Path]:
+    """A run's cgroup after the ones inside it (its test slots; on v2 its runner's leaf)."""
+    with contextlib.suppress(OSError):
+        return [*(child for child in run.iterdir() if child.is_dir()), run]
+    return [run]
 
 
 def _runs(bases: list[Path]) -> list[Path]:
@@ -278,8 +304,8 @@ class V1Cgroups:
         own_cpu = layout.v1_directory("cpu")
         return cls(bases, cpu_priority.v1_groups(own_cpu if own_cpu is not None and _writable(own_cpu) else None))
 
-    def new_run(self, memory_bytes: int, pids: int) -> V1Run:
-        return V1Run(self, memory_bytes, pids)
+    def new_run(self, memory_bytes: int, pids: int, slots: int = 0, slot_bytes: int = 0) -> V1Run:
+        return V1Run(self, memory_bytes, pids, slots, slot_bytes)
 
     def run_bases(self) -> list[Path]:
         return list(self.bases.values())
@@ -295,9 +321,9 @@ class V1Cgroups:
 
 
 class V1Run:
-    """A memory + pids cgroup pair, removed (with anything left in it) on close."""
+    """A memory + pids cgroup pair, removed (with anything left in it) on close; test slots in the memory one."""
 
-    def __init__(self, cgroups: V1Cgroups, memory_bytes: int, pids: int) -> None:
+    def __init__(self, cgroups: V1Cgroups, memory_bytes: int, pids: int, slots: int, slot_bytes: int) -> None:
         name = _run_name()
         self.cpu_groups = cgroups.cpu_groups
         self.dirs: dict[str, Path] = {}
@@ -306,6 +332,15 @@ class V1Run:
             self.dirs[controller] = base / name
         self._set_memory(memory_bytes)
         (self.dirs["pids"] / "pids.max").write_text(str(pids))
+        self.test_slots = []
+        if slots:
+            with contextlib.suppress(OSError):  # always hierarchical since Linux 5.11 (and the file refuses "0")
+                (self.dirs["memory"] / "memory.use_hierarchy").write_text("1")
+        for index in range(slots):
+            slot = self.dirs["memory"] / f"test-{index}"
+            slot.mkdir()
+            _v1_set_memory(slot, slot_bytes)
+            self.test_slots.append(TestSlot(slot / "cgroup.procs", slot / "memory.oom_control"))
 
     def tighten_memory(self, limit_bytes: int) -> None:
         """The kernel refuses (EBUSY) while usage is above the new limit and not yet reclaimed;
@@ -320,13 +355,7 @@ class V1Run:
                 time.sleep(0.01)
 
     def _set_memory(self, limit: int) -> None:
-        memory = self.dirs["memory"]
-        current = int((memory / "memory.limit_in_bytes").read_text())
-        # memsw (memory + swap) may never be below the memory limit: order the two writes.
-        files = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
-        for name in files if limit < current else reversed(files):
-            with contextlib.suppress(FileNotFoundError):  # no swap accounting: no swap to limit
-                (memory / name).write_text(str(limit))
+        _v1_set_memory(self.dirs["memory"], limit)
 
     def procs_files(self) -> list[str]:
         fresh_cpu = [self.cpu_groups[0]] if self.cpu_groups is not None else []
@@ -341,25 +370,35 @@ class V1Run:
     def peak_memory_bytes(self) -> int:
         return int((self.dirs["memory"] / "memory.max_usage_in_bytes").read_text())
 
+    # The pids cgroup holds every process of the run (the memory one's tests are in its slots).
     def yield_cpu(self) -> None:
         if self.cpu_groups is None:
-            cpu_priority.make_idle(_pids_in(self.dirs["memory"]))
+            cpu_priority.make_idle(_pids_in(self.dirs["pids"]))
             return
         for _ in range(2):  # again for processes forked during the first pass
-            cpu_priority.move_into(self.cpu_groups[1], _pids_in(self.dirs["memory"]))
+            cpu_priority.move_into(self.cpu_groups[1], _pids_in(self.dirs["pids"]))
 
     def unyield_cpu(self) -> None:
-        pids = _pids_in(self.dirs["memory"])
+        pids = _pids_in(self.dirs["pids"])
         if self.cpu_groups is not None:
             cpu_priority.move_into(self.cpu_groups[0], pids)
         cpu_priority.unmake_idle(pids)  # the runner's SCHED_IDLE tests too (runner.py)
 
     def cpu_seconds(self) -> float:
-        return cpu_priority.cpu_seconds(_pids_in(self.dirs["memory"]))
+        return cpu_priority.cpu_seconds(_pids_in(self.dirs["pids"]))
 
     def close(self) -> int:
         """Kill whatever is left, remove the cgroups; returns how many processes had to be killed."""
-        return _destroy(list(self.dirs.values()))
+        return _destroy([*(slot.procs.parent for slot in self.test_slots), *self.dirs.values()])
+
+
+def _v1_set_memory(directory: Path, limit: int) -> None:
+    current = int((directory / "memory.limit_in_bytes").read_text())
+    # memsw (memory + swap) may never be below the memory limit: order the two writes.
+    files = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
+    for name in files if limit < current else reversed(files):
+        with contextlib.suppress(FileNotFoundError):  # no swap accounting: no swap to limit
+            (directory / name).write_text(str(limit))
 
 
 # --- cgroup v2 -------------------------------------------------------------------------------------
@@ -384,8 +423,8 @@ class V2Cgroups:
         _enable(own, move_into=own / SERVICE_LEAF, movers=None)
         return cls(own)
 
-    def new_run(self, memory_bytes: int, pids: int) -> V2Run:
-        return V2Run(self.base / _run_name(), memory_bytes, pids)
+    def new_run(self, memory_bytes: int, pids: int, slots: int = 0, slot_bytes: int = 0) -> V2Run:
+        return V2Run(self.base / _run_name(), memory_bytes, pids, slots, slot_bytes)
 
     def run_bases(self) -> list[Path]:
         return [self.base]
@@ -461,24 +500,33 @@ def _move_processes(source: Path, leaf: Path, only: set[int] | None) -> None:
 
 
 class V2Run:
-    """One v2 cgroup with memory (tmpfs pages included, no swap) and pids bounds."""
+    """One v2 cgroup with memory (tmpfs pages included, no swap) and pids bounds. With test slots, its processes live
+    in leaves inside it (v2 gives children controllers only from a cgroup with no processes): `runner`, the slots."""
 
-    def __init__(self, directory: Path, memory_bytes: int, pids: int) -> None:
+    def __init__(self, directory: Path, memory_bytes: int, pids: int, slots: int, slot_bytes: int) -> None:
         directory.mkdir()
         self.dir = directory
-        (directory / "memory.max").write_text(str(memory_bytes))
-        with contextlib.suppress(FileNotFoundError):  # no swap accounting: no swap to limit
-            (directory / "memory.swap.max").write_text("0")
+        _v2_set_memory(directory, memory_bytes)
         (directory / "pids.max").write_text(str(pids))
         with contextlib.suppress(FileNotFoundError):  # no cpu controller here
             (directory / "cpu.weight.nice").write_text(str(cpu_priority.FRESH_NICENESS))
+        self.test_slots = []
+        self.leaves = [directory]  # where its processes are
+        if slots:
+            (directory / "cgroup.subtree_control").write_text("+memory")
+            self.leaves = [directory / "runner", *(directory / f"test-{index}" for index in range(slots))]
+            for leaf in self.leaves:
+                leaf.mkdir()
+            for slot in self.leaves[1:]:
+                _v2_set_memory(slot, slot_bytes)
+                self.test_slots.append(TestSlot(slot / "cgroup.procs", slot / "memory.events"))
 
     def tighten_memory(self, limit_bytes: int) -> None:
         """v2 reclaims down to the new bound (or OOM-kills in the run) instead of refusing the write."""
         (self.dir / "memory.max").write_text(str(limit_bytes))
 
     def procs_files(self) -> list[str]:
-        return [str(self.dir / "cgroup.procs")]
+        return [str(self.leaves[0] / "cgroup.procs")]
 
     def oom_kills(self) -> int:
         return _read_key(self.dir / "memory.events", "oom_kill")
@@ -495,16 +543,25 @@ class V2Run:
         try:
             (self.dir / "cpu.idle").write_text("1")
         except FileNotFoundError:  # no cpu controller here
-            cpu_priority.make_idle(_pids_in(self.dir))
+            cpu_priority.make_idle(self._pids())
 
     def unyield_cpu(self) -> None:
         try:
             (self.dir / "cpu.idle").write_text("0")
         except FileNotFoundError:  # no cpu controller here
-            cpu_priority.unmake_idle(_pids_in(self.dir))
+            cpu_priority.unmake_idle(self._pids())
+
+    def _pids(self) -> set[int]:
+        return set().union(*map(_pids_in, self.leaves))
 
     def cpu_seconds(self) -> float:
         return _read_key(self.dir / "cpu.stat", "usage_usec") / 1e6
 
     def close(self) -> int:
-        return _destroy([self.dir])
+        return _destroy([*self.leaves, self.dir] if self.test_slots else [self.dir])
+
+
+def _v2_set_memory(directory: Path, limit: int) -> None:
+    (directory / "memory.max").write_text(str(limit))
+    with contextlib.suppress(FileNotFoundError):  # no swap accounting: no swap to limit
+        (directory / "memory.swap.max").write_text("0")

@@ -56,9 +56,9 @@ _BASE_ENV = {
     # Numerical libraries start one thread per core by default: one, within the run's process bound.
     "OPENBLAS_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
-    # glibc gives each new thread its own malloc arena and reserves 64 MB of address space for it: under the
-    # address-space bound a program with 32 threads in 256 MB failed to start its threads. One arena keeps
-    # the address space near what the program uses.
+    # glibc gives each new thread its own malloc arena and reserves 64 MB of address space for it: under an
+    # address-space bound (bwrap-rlimits, compile steps) a program with 32 threads in 256 MB failed to start its
+    # threads. One arena keeps the address space near what the program uses.
     "MALLOC_ARENA_MAX": "1",
 }
 log = logging.getLogger(__name__)
@@ -80,7 +80,7 @@ class Limits:
 
     time_s: float = 2.0  # CPU seconds per test
     wall_s: float | None = None  # wall seconds per test; default 2 * time_s + 1
-    memory_mb: int = 512  # per test (address space where the runtime allows, else JVM/V8 flags)
+    memory_mb: int = 512  # per test: its memory cgroup's (rlimits only: address space), else JVM/V8/Go flags
     output_bytes: int = 16 * 1024 * 1024  # stdout per test; more is an output-limit verdict
     file_bytes: int = 16 * 1024 * 1024  # largest file a test may write
     open_files: int = 64
@@ -133,7 +133,8 @@ class ProcessResult:
     cpu_s: float = 0.0
     max_rss_kb: int = 0
     oom_killed: bool = False  # the run's cgroup OOM-killed a process while this one ran
-    memory_exhausted: bool = False  # aborted with its peak memory at its bound (sandbox/runner.py)
+    # Killed by its own memory cgroup, or aborted with its peak memory at its address-space bound (sandbox/runner.py).
+    memory_exhausted: bool = False
 
     @classmethod
     def from_runner(cls, message: dict[str, Any]) -> ProcessResult:
@@ -314,6 +315,9 @@ class Executor:
             compile_memory_mb=limits.compile_memory_mb + _RUNNER_OVERHEAD_MB if _compiles(job) else 0,
             pids=limits.processes,
             disk_mb=limits.disk_mb,
+            # A language bounded by address space gets a memory cgroup per test instead where there are cgroups.
+            test_slots=job["parallel"] if run.lang.address_space_limit else 0,
+            test_memory_mb=limits.memory_mb,
         )
         for attempt in (1, 2):
             with _Sandbox(self.level, size, _BASE_ENV | run.lang.env, run.lang.binds) as sandbox:
@@ -369,6 +373,7 @@ def _job(
         "data_files": {},  # absolute sandbox path -> bytes, written before compiling (sandbox/files.py)
         "fetch": [],  # absolute sandbox paths given back after the run, together at most fetch_bytes
         "fetch_bytes": 0,
+        "memory_slots": [],  # [cgroup.procs fd, OOM events fd] of each test slot (_Sandbox.run; runner.py)
     }
 
 
@@ -414,6 +419,11 @@ class _BudgetWatchdog:
         self._timer.cancel()
 
 
+def _open(path: Path, flags: int) -> int:
+    """A cgroup file for the runner: opened here, with the host's credentials, which the kernel checks on a write."""
+    return os.open(path, flags | os.O_CLOEXEC)
+
+
 class _Sandbox:
     """One runner process in its isolation, with everything cleaned up on exit."""
 
@@ -422,8 +432,12 @@ class _Sandbox:
         self.cgroup: RunCgroup | None = None
         self.root: Path | None = None
         self.size = size
+        self.slot_fds: list[list[int]] = []  # the runner's, for its tests' memory cgroups (runner.py)
         if level.isolation is not Isolation.NONE:
             self.cgroup = level.new_run_cgroup(size)
+            if self.cgroup is not None:
+                self.slot_fds = [[_open(slot.procs, os.O_WRONLY), _open(slot.events, os.O_RDONLY)]
+                                 for slot in self.cgroup.test_slots]  # fmt: skip
             self.phases.append(("cgroup", time.monotonic()))
             self.argv = launch_argv(level, self.cgroup, size, env, binds)
         else:
@@ -452,6 +466,7 @@ class _Sandbox:
     ) -> Execution:
         """`claim`: the compile cache's, which keeps the compile step's result and files."""
         execution = Execution(compile=None, tests=[None] * count, phases=self.phases)
+        job["memory_slots"] = self.slot_fds
         self.spawn()
         watchdog = _BudgetWatchdog(self, total_s)
         try:
@@ -473,7 +488,8 @@ class _Sandbox:
                 if "fetched" in message:
                     execution.fetched = message["fetched"]
                     continue
-                oom_now = self.cgroup.oom_kills() if self.cgroup else 0
+                # With test slots the runner tells each test's own (a v2 run's count holds its neighbours' too).
+                oom_now = self.cgroup.oom_kills() if self.cgroup and not self.slot_fds else 0
                 if "compile" in message:
                     self.phases += [("runner", message.get("started", 0.0)), ("compiled", time.monotonic())]
                     if claim is not None:
@@ -579,7 +595,12 @@ class _Sandbox:
         """Start the sandbox's process: RUNNER_BOOTSTRAP, which runs the code its stdin starts with (the runner's,
         or a session's kernel: isolation.preamble)."""
         self.process = subprocess.Popen(
-            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, start_new_session=True
+            self.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            start_new_session=True,
+            pass_fds=[fd for pair in self.slot_fds for fd in pair],
         )
         self.phases.append(("spawned", time.monotonic()))
         with contextlib.suppress(ProcessLookupError):  # reaped already: a cancel killed it at once
@@ -607,6 +628,8 @@ class _Sandbox:
         self.stderr.close()
         if self.pidfd is not None:
             os.close(self.pidfd)
+        for fd in (fd for pair in self.slot_fds for fd in pair):
+            os.close(fd)
         if self.cgroup is not None:
             killed = self.cgroup.close()
             self.leftovers = killed if self.ended_by_itself else 0

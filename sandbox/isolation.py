@@ -9,8 +9,10 @@ Each run gets:
   /dev/shm) of bounded size, gone with the run;
 - bounds on memory and processes for the whole run: a cgroup of its own (sandbox/cgroups.py,
   v1 or v2: memory counts tmpfs pages too, pids counts threads, and the kernel says when it
-  OOM-killed), or, at the weaker level the operator must choose (`bwrap-rlimits`) where no
-  cgroup is writable, per-process rlimits only (see `Level`);
+  OOM-killed), with a memory cgroup inside it for each test running at once where the language's
+  memory is bounded per test (the runner moves each test into a free one), or, at the weaker
+  level the operator must choose (`bwrap-rlimits`) where no cgroup is writable, per-process
+  rlimits only (see `Level`);
 - a host uid without rights: `nobody` when the service runs as root; as an ordinary user, that
   user's uid inside a user namespace of its own with no capabilities (bubblewrap unprivileged).
 
@@ -92,7 +94,8 @@ class Level:
     def new_run_cgroup(self, size: SandboxSize) -> RunCgroup | None:
         if self.cgroups is None:
             return None
-        return self.cgroups.new_run(size.memory_bytes(max(size.memory_mb, size.compile_memory_mb)), size.pids)
+        memory_bytes = size.memory_bytes(max(size.memory_mb, size.compile_memory_mb))
+        return self.cgroups.new_run(memory_bytes, size.pids, size.test_slots, size.test_memory_mb * 1024 * 1024)
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,8 @@ class SandboxSize:
     disk_mb: int
     tmp_mb: int = 32
     compile_memory_mb: int = 0  # while compiling (compilers need more than most tests)
+    test_slots: int = 0  # tests with a memory cgroup of their own (sandbox/cgroups.py TestSlot), one per test at once
+    test_memory_mb: int = 0  # each slot's bound: what a test uses, files it writes to the tmpfs mounts included
 
     def memory_bytes(self, memory_mb: int) -> int:
         """The cgroup also holds the tmpfs pages: /sandbox, /tmp and /dev/shm."""

@@ -58,6 +58,8 @@ YIELD_CPU_NS = 20_000_000
 yield_announced = False
 # bwrap+rlimits: a runtime's writable memory beyond its heap flag (JVM metaspace, code cache, thread stacks).
 DATA_FACTOR = 2
+# An unbounded stack in a memory cgroup: this share of the test's memory (the rest for its heap and the kernel's).
+STACK_SHARE = 0.9
 # A test that aborts with its peak resident memory at this share of its bound ran out of memory.
 MEMORY_EXHAUSTED_SHARE = 0.9
 # Imported before the tests fork, when the solution or a test's code names them, so each test does not import
@@ -103,7 +105,8 @@ def prefer_for_oom_kill():
 
 
 def set_limits(limits, address_space):
-    """Limits of one child: applied after fork, before exec (inherited by its own children)."""
+    """Limits of one child: applied after fork, before exec (inherited by its own children). `address_space`: bound
+    its memory by address space (no memory cgroup of its own holds it)."""
     cpu = max(1, int(limits["cpu_s"] + 0.999))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     size = limits["memory_mb"] * 1024 * 1024
@@ -116,7 +119,12 @@ def set_limits(limits, address_space):
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"], limits["open_files"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    stack = resource.RLIM_INFINITY if limits.get("unlimited_stack") else 256 * 1024 * 1024
+    stack = 256 * 1024 * 1024
+    if limits.get("unlimited_stack"):
+        # The main thread may recurse as deep as the test's memory allows. Bounded by address space, the stack meets
+        # that bound; in a memory cgroup, a stack limit just under it overflows first: a recursion without end is a
+        # stack overflow (a runtime error) at every level, not the cgroup's kill.
+        stack = resource.RLIM_INFINITY if address_space else int(size * STACK_SHARE)
     resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
 
 
@@ -126,6 +134,7 @@ class Child:
     def __init__(self, index, pid, out_fd, err_fd, started):
         self.index = index
         self.pid = pid
+        self.slot = None  # its MemorySlot
         self.fds = {out_fd: "stdout", err_fd: "stderr"}
         self.chunks = {"stdout": [], "stderr": []}
         self.sizes = {"stdout": 0, "stderr": 0}
@@ -138,14 +147,17 @@ class Child:
         self.waited_for_others = 0.0  # not counted against its wall time (count_waits)
 
 
-def spawn(spec, limits):
+def spawn(spec, limits, slot=None):
     """Fork one child for `spec` ({index, argv, stdin_path, address_space, python_codes}, and optionally
-    python_compile: the compile step's arguments, or error: why this test cannot run)."""
+    python_compile: the compile step's arguments, or error: why this test cannot run), in `slot` if given: a
+    memory cgroup of its own (MemorySlot), which then bounds its memory instead of its address space."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         try:
+            if slot is not None:
+                slot.join()
             os.setpgid(0, 0)
             stdin_fd = os.open(spec["stdin_path"] or os.devnull, os.O_RDONLY)
             os.dup2(stdin_fd, 0)
@@ -153,7 +165,7 @@ def spawn(spec, limits):
             os.dup2(err_w, 2)
             os.closerange(3, 65536)
             prefer_for_oom_kill()
-            set_limits(limits, spec["address_space"])
+            set_limits(limits, spec["address_space"] and slot is None)
             if spec.get("python_compile"):
                 compile_python(*spec["python_compile"], limits)
             if spec.get("error"):
@@ -172,7 +184,46 @@ def spawn(spec, limits):
     os.close(err_w)
     child = Child(spec["index"], pid, out_r, err_r, time.monotonic())
     child.pidfd = os.pidfd_open(pid)
+    child.slot = slot
     return child
+
+
+class MemorySlot:
+    """A test's memory cgroup (sandbox/cgroups.py TestSlot), through descriptors the host opened: one test at a time.
+
+    A test that cannot join its slot must not run at all, nor read as the program's failure: it says so on `failures`
+    (a pipe of the runner's, closed before the program's code runs: no program can write there) and the run ends."""
+
+    def __init__(self, procs_fd, events_fd, failures):
+        self.procs_fd, self.events_fd = procs_fd, events_fd
+        self.failures = failures  # (read end, write end)
+        self.oom_kills_seen = 0  # a slot is new with its run
+
+    def join(self):
+        """In the test's process, first thing after fork: "0" moves the writer. Then no descriptor of a slot is
+        left to the test's code (spawn closes every inherited one)."""
+        try:
+            os.write(self.procs_fd, b"0")
+        except OSError as exc:
+            write(self.failures[1], f"a test could not join its memory cgroup: {exc}".encode())
+            _exit(1)
+
+    def check_joined(self):
+        """After a test in this slot ended: SystemExit (the run is lost, with the reason) if it could not join."""
+        try:
+            failure = os.read(self.failures[0], 4096)
+        except BlockingIOError:
+            return
+        raise SystemExit(f"runner: {failure.decode(errors='replace')}")
+
+    def oom_killed(self):
+        """Whether the kernel OOM-killed in this slot since the last look (the test that just ended)."""
+        for line in os.pread(self.events_fd, 4096, 0).split(b"\n"):
+            if line.startswith(b"oom_kill "):
+                count = int(line.split()[1])
+                killed, self.oom_kills_seen = count > self.oom_kills_seen, count
+                return killed
+        return False
 
 
 def compile_python(source_path, code_path, test_sources, limits):
@@ -445,8 +496,9 @@ class Watch:
         return [(fd, self.owners[fd]) for fd, _ in events if fd in self.owners]
 
 
-def run_children(specs, parallel, limits, emit, credits_fd=None):
-    """Run every spec, at most `parallel` at once; `emit` each result as its child ends.
+def run_children(specs, parallel, limits, emit, credits_fd=None, slots=()):
+    """Run every spec, at most `parallel` at once, each in a free memory slot if `slots` are given (as many as
+    `parallel`); `emit` each result as its child ends.
 
     With `credits_fd`, a test starts only on credit, one byte from the host each, granted once the
     host is ready (after tightening limits that compiling needed looser), then one more for each
@@ -455,6 +507,7 @@ def run_children(specs, parallel, limits, emit, credits_fd=None):
     for the host to read the results before it.
     """
     pending = list(reversed(specs))
+    free_slots = list(slots)
     running = {}
     watch = Watch()
     credits = 0 if credits_fd is not None else len(specs)
@@ -464,7 +517,7 @@ def run_children(specs, parallel, limits, emit, credits_fd=None):
     while pending or running:
         while pending and len(running) < parallel and credits > 0:
             credits -= 1
-            child = spawn(pending.pop(), limits)
+            child = spawn(pending.pop(), limits, free_slots.pop() if free_slots else None)
             running[child.pid] = child
             for fd in child.fds:
                 watch.add(fd, child)
@@ -492,6 +545,9 @@ def run_children(specs, parallel, limits, emit, credits_fd=None):
             watch.remove(child.pidfd)
             os.close(child.pidfd)
             del running[child.pid]
+            if child.slot is not None:
+                child.slot.check_joined()
+                free_slots.append(child.slot)
             emit(result_of(child, status, usage, elapsed, limits))
 
 
@@ -605,6 +661,10 @@ def reap(running, limits):
 
 def result_of(child, status, usage, elapsed, limits):
     cpu = usage.ru_utime + usage.ru_stime
+    # Its memory cgroup's OOM kill: what a shell would print as "Killed", said with the reason.
+    slot_killed = child.slot is not None and child.slot.oom_killed()
+    if slot_killed:
+        child.chunks["stderr"].append(f"Killed: over the memory limit ({limits['memory_mb']} MB)\n".encode())
     result = {
         "index": child.index,
         "wall_s": round(elapsed, 4),
@@ -619,18 +679,19 @@ def result_of(child, status, usage, elapsed, limits):
         result["status"] = "timeout"
     elif os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        cpu_exhausted = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits["cpu_s"])
+        cpu_exhausted = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits["cpu_s"] and not slot_killed)
         result["status"] = "timeout" if cpu_exhausted else "signaled"
         result["signal"] = sig
-        # An abort at the memory bound is a failed allocation: several threads failing at once can abort before
-        # any prints what failed ("terminate called recursively"), so the peak says it. (A stack overflow at the
-        # bound is SIGSEGV: a runtime error.)
+        # An abort at the address-space bound is a failed allocation: several threads failing at once can abort
+        # before any prints what failed ("terminate called recursively"), so the peak says it. (A stack overflow at
+        # the bound is SIGSEGV: a runtime error.)
         bound_kb = limits["memory_mb"] * 1024
         at_bound = usage.ru_maxrss >= MEMORY_EXHAUSTED_SHARE * bound_kb
-        result["memory_exhausted"] = sig == signal.SIGABRT and at_bound
+        result["memory_exhausted"] = slot_killed or (sig == signal.SIGABRT and at_bound)
     else:
         result["status"] = "exited"
         result["exit_code"] = os.WEXITSTATUS(status)
+        result["memory_exhausted"] = slot_killed  # one of its processes was: a program that still ended well passes
     return result
 
 
@@ -790,6 +851,15 @@ def imported_names(code):
     return names
 
 
+def memory_slots(fds):
+    """The tests' memory cgroups the host opened (sandbox/executor.py): (cgroup.procs, OOM events) descriptor pairs."""
+    if not fds:
+        return []
+    failures = os.pipe()
+    os.set_blocking(failures[0], False)
+    return [MemorySlot(procs_fd, events_fd, failures) for procs_fd, events_fd in fds]
+
+
 def lower_session_priority():
     """bubblewrap gives the run a session of its own, and with autogroup scheduling (most desktop and
     many server kernels) each session shares out the CPU as one group, whatever its processes' nice
@@ -878,7 +948,7 @@ def main():
     # What the runner holds now is what every test inherits: kept out of the collector, so a test's collections
     # neither walk nor copy (copy-on-write) the runner's objects.
     gc.freeze()
-    run_children(specs, job["parallel"], job["limits"], emit, credits_fd=0)
+    run_children(specs, job["parallel"], job["limits"], emit, credits_fd=0, slots=memory_slots(job["memory_slots"]))
     emit_fetched(job, root, emit)
 
 

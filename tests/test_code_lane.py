@@ -121,15 +121,20 @@ def test_starved_programs_past_half_the_slots_are_stopped() -> None:
 
 
 def idle_class(pid: int) -> bool:
-    """Whether process `pid` gets only spare CPU: SCHED_IDLE itself, or in a cpu cgroup with cpu.idle 1."""
+    """Whether process `pid` gets only spare CPU: SCHED_IDLE itself, or in a cpu cgroup with cpu.idle 1 (its own or
+    one it is inside of: a test's memory slot inside its run's)."""
     if os.sched_getscheduler(pid) == os.SCHED_IDLE:
         return True
     for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
         _, controllers, path = line.split(":", 2)
         mount = {"": "/sys/fs/cgroup", "cpu": "/sys/fs/cgroup/cpu"}.get(controllers)
-        idle = Path(f"{mount}{path}/cpu.idle") if mount else None
-        if idle is not None and idle.exists() and idle.read_text().strip() == "1":
-            return True
+        if mount is None:
+            continue
+        group = Path(f"{mount}{path}")
+        for directory in (group, *group.parents):
+            idle = directory / "cpu.idle"
+            if directory.is_relative_to(mount) and idle.exists() and idle.read_text().strip() == "1":
+                return True
     return False
 
 
@@ -143,7 +148,8 @@ def test_a_program_that_runs_long_moves_to_idle_cpu_and_keeps_its_verdict() -> N
             if cancel.yielded:
                 time.sleep(0.1)  # the move itself
                 mine = [run for run in find_cgroups().runs() if run.name.split("-")[2] == str(os.getpid())]
-                pids = [int(pid) for run in mine for pid in (run / "cgroup.procs").read_text().split()]
+                groups = [group for run in mine for group in (run, *run.iterdir()) if group.is_dir()]  # and its slots
+                pids = [int(pid) for group in groups for pid in (group / "cgroup.procs").read_text().split()]
                 seen["idle"] = {pid: idle_class(pid) for pid in pids}
             time.sleep(0.01)
 

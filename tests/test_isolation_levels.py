@@ -97,15 +97,16 @@ def _quietly(call, *args) -> None:
 
 
 def test_a_dead_processs_run_is_removed_when_a_service_starts(tmp_path: Path) -> None:
-    """A run directory whose creator died, with a process still inside, is gone once a service has started
-    (`sandbox serve` here: both services sweep in the same place, sandbox.isolation.prepare)."""
+    """A run directory whose creator died, with a process still inside one of its test slots, is gone once a service
+    has started (`sandbox serve` here: both services sweep in the same place, sandbox.isolation.prepare)."""
     dead = subprocess.Popen(["true"])
     dead.wait()
     stale = [base / f"{RUN_PREFIX}{dead.pid}-stale" for base in find_cgroups().run_bases()]
-    for directory in stale:
+    slot = stale[0] / "test-0"  # v1: in the memory hierarchy (the first), as the runs' slots are
+    for directory in [*stale, slot]:
         directory.mkdir()
     sleeper = subprocess.Popen(["sleep", "300"])
-    for directory in stale:
+    for directory in [slot, *stale[1:]]:
         (directory / "cgroup.procs").write_text(str(sleeper.pid))
     with LocalServer.sandbox(tmp_path, SANDBOX_WORKERS="1"):
         pass

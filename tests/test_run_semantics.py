@@ -8,13 +8,12 @@ Runtime libraries: a Python program imports numpy and sortedcontainers (the defa
 matplotlib and scipy (the full set), which no program can change for the next; a JavaScript program requires lodash
 and js-md5.
 
-Threads: a C or C++ program that starts a few threads runs as it would on a judge. glibc sizes each thread's stack by
-RLIMIT_STACK; at the 256 MB main stack competitive programs need, the fourth thread would not fit a 1 GB address
-space and `std::thread` threw "Resource temporarily unavailable": a right program scored 0. glibc also reserved 64 MB
-of address space for each thread's malloc arena, so 32 threads did not start in 256 MB (one arena now). Python's
-threads run too, all alive at once. The main thread still recurses deep, recursion without end is still a runtime
-error, and a memory hog is still stopped (in threads too, where several failing at once may abort before any says
-why). Each right program has a wrong twin that must fail.
+Memory: a test's memory is bounded by what it uses (a memory cgroup of its own, at every level with cgroups), not by
+its address space: a program that reserves far more address space than it touches (2 GiB in a 256 MB bound: an
+arena, a vector's reserve) runs as it would on a judge, and so do threads (glibc reserves a stack and a malloc arena
+for each), 32 of them in 256 MB. The main thread recurses as deep as its memory allows; recursion without end is a
+stack overflow, a runtime error; a memory hog is stopped, in threads too. Each right program has a wrong twin that
+must fail.
 """
 
 from __future__ import annotations
@@ -73,7 +72,7 @@ int main(void) {
 }
 """
 
-# Python threads get glibc's default stack too: all of them alive at once (the barrier) within the address space.
+# Python threads, all of them alive at once (the barrier).
 THREADS_PY = """
 import threading
 n = int(input())
@@ -98,6 +97,27 @@ int main() {
     long long n; std::scanf("%lld", &n);
     std::printf("%lld\n", (n * (n + 1) / 2 + depth(1000000) - 1000000) OFFSET);
 }
+"""
+
+# 2 GiB of address space reserved up front, one page of it used.
+RESERVE_CPP = r"""
+#include <cstdio>
+#include <cstdlib>
+int main() {
+    long long n; std::scanf("%lld", &n);
+    volatile char *arena = static_cast<char *>(std::malloc(2ull << 30));
+    if (!arena) return 1;
+    arena[0] = 1;
+    std::printf("%lld\n", (n * (n + 1) / 2 * arena[0]) OFFSET);
+}
+"""
+
+RESERVE_PY = """
+import mmap
+n = int(input())
+arena = mmap.mmap(-1, 2 << 30)
+arena[0] = 1
+print((n * (n + 1) // 2 * arena[0]) OFFSET)
 """
 
 ENDLESS_CPP = r"""
@@ -153,6 +173,18 @@ ROWS = [
     Row("python-16-threads-wrong", "python", _twin(THREADS_PY, 16, wrong=True), Verdict.WRONG_ANSWER),
     Row("cpp-recursion-1e6-deep", "cpp", _twin(DEEP_CPP, 0, wrong=False), Verdict.ACCEPTED, memory_mb=512),
     Row("cpp-recursion-1e6-deep-wrong", "cpp", _twin(DEEP_CPP, 0, wrong=True), Verdict.WRONG_ANSWER, memory_mb=512),
+    Row("cpp-reserve-2gb-in-256mb", "cpp", _twin(RESERVE_CPP, 0, wrong=False), Verdict.ACCEPTED, memory_mb=256),
+    Row(
+        "cpp-reserve-2gb-in-256mb-wrong", "cpp", _twin(RESERVE_CPP, 0, wrong=True), Verdict.WRONG_ANSWER, memory_mb=256
+    ),
+    Row("python-reserve-2gb-in-256mb", "python", _twin(RESERVE_PY, 0, wrong=False), Verdict.ACCEPTED, memory_mb=256),
+    Row(
+        "python-reserve-2gb-in-256mb-wrong",
+        "python",
+        _twin(RESERVE_PY, 0, wrong=True),
+        Verdict.WRONG_ANSWER,
+        memory_mb=256,
+    ),
     Row("cpp-recursion-without-end", "cpp", ENDLESS_CPP, Verdict.RUNTIME_ERROR, memory_mb=256),
     Row("cpp-memory-hog", "cpp", HOG_CPP, Verdict.MEMORY_LIMIT, memory_mb=256),
     Row("cpp-memory-hog-in-threads", "cpp", THREAD_HOG_CPP, Verdict.MEMORY_LIMIT, memory_mb=256),

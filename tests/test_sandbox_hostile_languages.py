@@ -10,8 +10,8 @@ Beyond what that module checks, every case here leaves the host bait untouched: 
 of the host's addresses (the program aims at its non-loopback one), a process of the host it tries
 to kill by its pid, and files it tries to read from the home directory and /tmp of the host. A bomb
 must also have met the process limit (the run's pids cgroup counts the forks it refused), and where
-a verdict alone would not show that the attack ran (a runtime error), its detail must name what
-stopped it (the allocator's message, SIGXFSZ: "signal 25").
+a verdict alone would not show that the attack ran, its detail must name what stopped it (the
+test's memory cgroup: "over the memory limit", SIGXFSZ: "signal 25").
 
 Where a language cannot express an attack it says why (Verilog: iverilog has no $system, no sockets
 and no kill; `vvp -n main` loads no VPI module). Where a language has no system call for it, it does
@@ -58,12 +58,9 @@ BOMB = replace(FAST, processes=32)
 RUNTIME_BOMB = replace(FAST, processes=48)  # a JVM, Mono or BEAM starts a dozen threads of its own first
 # These end by themselves (at the file-size limit; blocked or not) well within their time: time to spare for
 # a JVM or BEAM starting on a busy 2-core machine costs nothing. FILL is the original's DISK (16 MiB of disk,
-# 8 MiB files) with room for PHP and Ruby to start (RUBY_MEMORY) and make their blocks.
+# 8 MiB files) with room for PHP and Ruby to start and make their blocks.
 FILL = replace(DISK, memory_mb=512, time_s=4, wall_s=6)
 PROBE = replace(FAST, time_s=4, wall_s=6)
-# Ruby 3.1 reserves address space by the stack limit (the runner's 256 MiB): under an address-space limit of
-# 300 MiB or less it dies of SIGSEGV before running a line, so its hog gets more to fill.
-RUBY_MEMORY = replace(SMALL_MEMORY, memory_mb=512)
 
 hostile = original.hostile  # its service fixture (module-scoped: a service of this module's own), by name
 
@@ -72,26 +69,26 @@ NOT_APPLICABLE = {"network": {"verilog"}, "signals": {"verilog"}}
 
 # fmt: off
 MEMORY = [
-    case("bash-double-string", "bash", {MLE, RE}, "double a shell string without bound", """
+    case("bash-double-string", "bash", {MLE}, "double a shell string without bound", """
         s=x
         while :; do s=$s$s; done
-    """, limits=SMALL_MEMORY, detail="cannot allocate"),
-    case("php-allocate", "php", {MLE, RE}, "append 1 MiB strings without bound (memory_limit=-1)", """<?php
+    """, limits=SMALL_MEMORY, detail="over the memory limit"),
+    case("php-allocate", "php", {MLE}, "append 1 MiB strings without bound (memory_limit=-1)", """<?php
         $keep = [];
         while (true) { $keep[] = str_repeat("x", 1 << 20) . count($keep); }
-    """, limits=SMALL_MEMORY, detail="Out of memory"),
-    case("perl-allocate", "perl", {MLE, RE}, "push 1 MiB strings without bound", """
+    """, limits=SMALL_MEMORY, detail="over the memory limit"),
+    case("perl-allocate", "perl", {MLE}, "push 1 MiB strings without bound", """
         my @keep;
         push @keep, "x" x (1 << 20) while 1;
-    """, limits=SMALL_MEMORY, detail="Out of memory!"),
-    case("ruby-allocate", "ruby", {MLE, RE}, "append 1 MiB strings without bound", """
+    """, limits=SMALL_MEMORY, detail="over the memory limit"),
+    case("ruby-allocate", "ruby", {MLE}, "append 1 MiB strings without bound", """
         keep = []
         loop { keep << "x" * (1 << 20) }
-    """, limits=RUBY_MEMORY, detail="failed to allocate memory"),
-    case("lua-allocate", "lua", {MLE, RE}, "keep 1 MiB strings without bound", """
+    """, limits=SMALL_MEMORY, detail="over the memory limit"),
+    case("lua-allocate", "lua", {MLE}, "keep 1 MiB strings without bound", """
         local keep = {}
         while true do keep[#keep + 1] = string.rep("x", 1 << 20) .. #keep end
-    """, limits=SMALL_MEMORY, detail="not enough memory"),
+    """, limits=SMALL_MEMORY, detail="over the memory limit"),
     case("r-allocate", "r", {MLE, RE}, "keep 8 MiB random vectors without bound", """
         keep <- list()
         repeat keep[[length(keep) + 1]] <- runif(2^20)
@@ -109,7 +106,7 @@ MEMORY = [
             }
         }
     """, limits=SMALL_MEMORY),
-    case("d-allocate", "d", {MLE, RE}, "append filled 1 MiB arrays without bound (D's GC)", """
+    case("d-allocate", "d", {MLE}, "append filled 1 MiB arrays without bound (D's GC)", """
         void main() {
             ubyte[][] keep;
             for (;;) {
@@ -118,7 +115,7 @@ MEMORY = [
                 keep ~= block;
             }
         }
-    """, limits=SMALL_MEMORY, detail="OutOfMemoryError"),
+    """, limits=SMALL_MEMORY, detail="over the memory limit"),
     case("scala-allocate", "scala", {MLE, RE}, "keep 1 MiB arrays without bound in the JVM", """
         object Main {
           def main(args: Array[String]): Unit = {
@@ -136,7 +133,7 @@ MEMORY = [
         (let loop ([keep '()]) (loop (cons (make-bytes (expt 2 20) 1) keep)))
     """, limits=SMALL_MEMORY),
     # No dynamic allocation in Verilog-2005: one static memory of 2^26 64-bit words, written through.
-    case("verilog-huge-memory", "verilog", {MLE, RE}, "a 2^26-word memory, every word written", """
+    case("verilog-huge-memory", "verilog", {MLE}, "a 2^26-word memory, every word written", """
         module main;
           reg [63:0] mem [0:(1 << 26) - 1];
           integer i;
@@ -146,16 +143,16 @@ MEMORY = [
             $finish;
           end
         endmodule
-    """, limits=SMALL_MEMORY, detail="std::bad_alloc"),
+    """, limits=SMALL_MEMORY, detail="over the memory limit"),
     case("haskell-retain-list", "haskell", {MLE, RE}, "retain a list of 10^9 Ints (two consumers share it)", """
         main :: IO ()
         main = let xs = [1 .. 10 ^ 9] :: [Int] in print (sum xs + length xs)
     """, limits=SMALL_MEMORY),
-    case("ocaml-allocate", "ocaml", {MLE, RE}, "cons up 1 MiB byte strings without bound", """
+    case("ocaml-allocate", "ocaml", {MLE}, "cons up 1 MiB byte strings without bound", """
         let () =
           let keep = ref [] in
           while true do keep := Bytes.make (1 lsl 20) 'x' :: !keep done
-    """, limits=SMALL_MEMORY, detail="Out_of_memory"),
+    """, limits=SMALL_MEMORY, detail="over the memory limit"),
     case("elixir-allocate", "elixir", {MLE, RE}, "keep 1 MiB binaries without bound (off the BEAM's heaps)", """
         Stream.iterate(0, &(&1 + 1))
         |> Enum.reduce([], fn _, keep -> [:binary.copy(<<1>>, 1_048_576) | keep] end)
@@ -163,7 +160,7 @@ MEMORY = [
     case("clojure-allocate", "clojure", {MLE, RE}, "conj 1 MiB arrays without bound in the JVM", """
         (loop [keep []] (recur (conj keep (long-array 131072))))
     """, limits=SMALL_MEMORY),
-    case("fortran-allocate", "fortran", {MLE, RE}, "allocate and fill 1 MiB arrays, never freed", """
+    case("fortran-allocate", "fortran", {MLE}, "allocate and fill 1 MiB arrays, never freed", """
         program main
           implicit none
           integer(8), pointer :: block(:)
@@ -172,7 +169,7 @@ MEMORY = [
             block = 1
           end do
         end program main
-    """, limits=SMALL_MEMORY, detail="Error allocating"),
+    """, limits=SMALL_MEMORY, detail="over the memory limit"),
 ]
 
 BOMBS = [
