@@ -54,6 +54,8 @@ _COMPILE_RUNNER = (
 NOBODY = 65534  # what programs run as when the service is root
 # /etc entries toolchains read; everything else of /etc (passwd, shadow, ...) stays out.
 ETC_ENTRIES = ("/etc/alternatives", "/etc/java-17-openjdk", "/etc/ld.so.cache")
+# The sandbox's /etc/hosts: `localhost` resolves (a program serving and calling itself on it), nothing else does.
+HOSTS = Path(__file__).with_name("hosts")
 SANDBOX_PYTHON = "/usr/bin/python3"
 
 
@@ -180,6 +182,7 @@ def bwrap_argv(size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] =
         "--size", str(size.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
         "--size", str(size.tmp_mb * 1024 * 1024), "--tmpfs", "/dev/shm",
     ]  # fmt: skip
+    argv += ["--ro-bind", str(HOSTS), "/etc/hosts"]
     for path in (*ETC_ENTRIES, *extra_ro):
         argv += ["--ro-bind-try", path, path]
     # Everything but the bounded tmpfs mounts read-only: writes elsewhere would bypass disk_mb.

@@ -104,13 +104,13 @@ def prefer_for_oom_kill():
         set_dumpable(False)
 
 
-def set_limits(limits, address_space):
+def set_limits(limits, address_space, slotted=False):
     """Limits of one child: applied after fork, before exec (inherited by its own children). `address_space`: bound
-    its memory by address space (no memory cgroup of its own holds it)."""
+    its memory by address space; `slotted`: a memory cgroup of its own bounds it instead (MemorySlot)."""
     cpu = max(1, int(limits["cpu_s"] + 0.999))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     size = limits["memory_mb"] * 1024 * 1024
-    if address_space:
+    if address_space and not slotted:
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
     elif limits.get("data_limit"):
         # No cgroup bounds the run (bwrap+rlimits): runtimes that reserve address space up front (JVM, V8,
@@ -124,7 +124,7 @@ def set_limits(limits, address_space):
         # The main thread may recurse as deep as the test's memory allows. Bounded by address space, the stack meets
         # that bound; in a memory cgroup, a stack limit just under it overflows first: a recursion without end is a
         # stack overflow (a runtime error) at every level, not the cgroup's kill.
-        stack = resource.RLIM_INFINITY if address_space else int(size * STACK_SHARE)
+        stack = int(size * STACK_SHARE) if slotted else resource.RLIM_INFINITY
     resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
 
 
@@ -165,7 +165,7 @@ def spawn(spec, limits, slot=None):
             os.dup2(err_w, 2)
             os.closerange(3, 65536)
             prefer_for_oom_kill()
-            set_limits(limits, spec["address_space"] and slot is None)
+            set_limits(limits, spec["address_space"], slotted=slot is not None)
             if spec.get("python_compile"):
                 compile_python(*spec["python_compile"], limits)
             if spec.get("error"):

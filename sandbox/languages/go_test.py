@@ -9,7 +9,8 @@ GO_TEST = Language(
     name="go_test",
     source_file="main_test.go",
     compile=("/usr/bin/go", "test", "-c", "-o", "main.test", "{source}"),
-    run=("./main.test", "-test.v"),
+    # `go test`'s package line after the tests pass ("ok", which SandboxFusion's callers look for).
+    run=("/bin/sh", "-c", "./main.test -test.v && echo 'ok  \tcommand-line-arguments'"),
     apt=(*GO.apt, "golang-github-stretchr-testify-dev"),
     version=GO.version,
     address_space_limit=False,

@@ -1,5 +1,5 @@
 from sandbox.languages.base import Language, literal
-from sandbox.languages.javascript import JAVASCRIPT
+from sandbox.languages.javascript import JAVASCRIPT, NODE_MODULES
 
 # Types are erased, not checked, as SandboxFusion's tsx runs TypeScript (code that uses `require` or `process`
 # without type declarations runs); a syntax error is a compile error. Debian's TypeScript, in /usr/share/nodejs.
@@ -26,7 +26,7 @@ TYPESCRIPT = Language(
     run=(*JAVASCRIPT.run[:-1], "main.js"),
     address_space_limit=False,
     compile_address_space_limit=False,
-    env={"NODE_PATH": "/usr/share/nodejs"},
+    env={"NODE_PATH": f"{NODE_MODULES}:/usr/share/nodejs"},  # the programs' libraries (javascript.py), tsc's
     apt=(*JAVASCRIPT.apt, "node-typescript"),
     version=("/usr/bin/node", "-e", "console.log('typescript ' + require('/usr/share/nodejs/typescript').version)"),
     needs=("/usr/share/nodejs/typescript/package.json",),

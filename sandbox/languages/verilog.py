@@ -3,7 +3,8 @@ from sandbox.languages.base import Language
 VERILOG = Language(
     name="verilog",
     source_file="main.v",
-    compile=("/usr/bin/iverilog", "-o", "main", "{source}"),
+    # IEEE 1800-2012, as SandboxFusion compiles (VerilogEval's testbenches use SystemVerilog's tasks and types).
+    compile=("/usr/bin/iverilog", "-g2012", "-o", "main", "{source}"),
     run=("/usr/bin/vvp", "-n", "main"),
     apt=("iverilog",),
     version=("/usr/bin/iverilog", "-V"),
