@@ -9,7 +9,8 @@ SandboxFusion starts a Jupyter kernel in its sandbox; here a small driver (DRIVE
 in one sandboxed Python run: each cell is executed in the namespace the cells before it left, its prints go to its
 own `stdout`/`stderr`, a last bare expression's value is its `execute_result` display (`{"text/plain": repr}`, and
 `_`), an exception is its `error` (`ename`, `evalue`, `traceback`) and the cells after it still run, as a kernel's
-do. The run as a whole is bounded like a `/run_code` run (CPU and wall time from `total_timeout`, memory, processes,
+do; matplotlib figures are displayed as the inline backend's (`{"text/plain", "image/png"}`, at show() and the cell's
+end). The run as a whole is bounded like a `/run_code` run (CPU and wall time from `total_timeout`, memory, processes,
 disk); a cell past `cell_timeout` is stopped with a TimeoutError. A driver that did not finish (the total time
 passed, a cell killed the process) is `Failed` with no cells; a sandbox that failed is `SandboxError` with its
 message, as there.
@@ -86,12 +87,20 @@ def _answer(
 
 # The kernel's part, shared by the one-shot driver and a session's kernel: each cell in `namespace`, its streams,
 # display and error. A stream is kept up to MAX_STREAM characters.
+#
+# Figures come back as with ipykernel's inline backend: pyplot.show() and the cell's end put every open figure in the
+# cell's display (IPython's repr and PNG, drawn as its print_figure does) and close it, so none is left for the next
+# cell or request. matplotlib is never imported here (it costs start-up time): a finder waits for a cell to import
+# pyplot and gives it that show() (the sandbox's Agg backend's shows nothing). A figure is drawn within MAX_PIXELS
+# and a cell's images kept within MAX_IMAGES base64 characters; one past them, or that fails to draw, is named on
+# the cell's stderr instead.
 _CELLS = r"""
-import ast, io, json, os, signal, sys, traceback
+import ast, binascii, importlib.machinery, io, json, os, signal, sys, traceback
 
-MAX_STREAM = 1 << 20
+MAX_STREAM, MAX_PIXELS, MAX_IMAGES = 1 << 20, 1 << 24, 1 << 22
 real_stdout, real_stderr, write, dumps = sys.stdout, sys.stderr, os.write, json.dumps
 namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+displays = []  # the running cell's: where show() puts figures
 
 
 class CellTimeout(BaseException):
@@ -103,14 +112,70 @@ def on_alarm(signum, frame):
 
 
 def execute(cell, result):
-    tree = ast.parse(cell, "<cell>", "exec")
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    exec(compile(tree, "<cell>", "exec"), namespace)
-    if last is not None:
-        value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
-        if value is not None:
-            namespace["_"] = value
-            result["display"].append({"text/plain": repr(value)})
+    try:
+        tree = ast.parse(cell, "<cell>", "exec")
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        exec(compile(tree, "<cell>", "exec"), namespace)
+        if last is not None:
+            value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
+            if value is not None:
+                namespace["_"] = value
+                result["display"].append({"text/plain": repr(value)})
+    finally:  # after an error too, as ipykernel's post-execute hook; within the cell's time
+        show()
+
+
+def show(*args, **kwargs):
+    # pyplot.show as ipykernel's inline backend has it: every open figure, in Gcf's order, shown and closed.
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return
+    from matplotlib._pylab_helpers import Gcf
+
+    try:
+        for manager in Gcf.get_all_fig_managers():
+            try:
+                displays.append(figure_display(pyplot, manager.canvas.figure))
+            except Exception as exc:
+                print(f"Figure {manager.num} is not shown: {type(exc).__name__}: {exc}", file=sys.stderr)
+    finally:
+        if Gcf.get_all_fig_managers():  # close() collects garbage: only when there is a figure
+            pyplot.close("all")
+
+
+def figure_display(pyplot, figure):
+    shown = {"text/plain": repr(figure)}
+    if not figure.axes and not figure.lines:  # IPython draws no PNG of an empty figure
+        return shown
+    width, height = figure.bbox.size
+    if width * height <= MAX_PIXELS:  # the tight box, which print_figure draws, may reach past the figure
+        box = figure.get_tightbbox(figure.canvas.get_renderer()).padded(pyplot.rcParams["savefig.pad_inches"])
+        width, height = box.size * figure.dpi
+    if not width * height <= MAX_PIXELS:
+        raise ValueError(f"{width:.0f}x{height:.0f} pixels are past the {MAX_PIXELS} a figure is drawn with")
+    image = io.BytesIO()
+    colors = {"facecolor": figure.get_facecolor(), "edgecolor": figure.get_edgecolor()}
+    figure.canvas.print_figure(image, format="png", dpi=figure.dpi, bbox_inches="tight", **colors)
+    png = binascii.b2a_base64(image.getvalue(), newline=False).decode()
+    if len(png) + sum(len(entry.get("image/png", "")) for entry in displays) > MAX_IMAGES:
+        raise ValueError(f"its PNG would take the cell's images past {MAX_IMAGES} base64 characters")
+    shown["image/png"] = png
+    return shown
+
+
+class PyplotFinder:
+    # Finds matplotlib.pyplot as the path finder does, and runs it with show() for its own.
+    def find_spec(self, name, path, target=None):
+        found = importlib.machinery.PathFinder.find_spec(name, path, target) if name == "matplotlib.pyplot" else None
+        if found is not None and found.loader is not None:
+            run = found.loader.exec_module
+
+            def exec_module(module):
+                run(module)
+                module.show = show
+
+            found.loader.exec_module = exec_module
+        return found
 
 
 def kept(stream):
@@ -119,8 +184,10 @@ def kept(stream):
 
 
 def run_cell(cell, cell_timeout):
+    global displays
     kernel = os.getpid()
     result = {"stdout": "", "stderr": "", "display": [], "error": []}
+    displays = result["display"]
     out, err = io.StringIO(), io.StringIO()
     sys.stdout, sys.stderr = out, err
     try:
@@ -148,6 +215,7 @@ def send(fd, text):
 
 
 signal.signal(signal.SIGALRM, on_alarm)
+sys.meta_path.insert(0, PyplotFinder())
 """
 
 # /run_jupyter: config on stdin, the cells' results after the marker on stdout.
@@ -171,11 +239,15 @@ _FILES = "from binascii import a2b_base64, b2a_base64\n" + "\n\n".join(
 # request a line ({"cells", "cell_timeout", "files": {sandbox path: base64}, "fetch": [sandbox path]}), each answered
 # by a line on the descriptor stdout was: {"cells", "files"}, or {"error"} when its files could not be written. The
 # cells run in a child: the sandbox's PID 1 ignores signals it has no handler for (a CPU limit's), a child does not.
+# Its cells import the runtime libraries (numpy, matplotlib, ...) from where a run's do (the runner's RUNTIME_PATHS).
 SESSION_KERNEL = (
     _CELLS
     + _FILES
+    + f"\nRUNTIME_PATHS = {runner.RUNTIME_PATHS!r}\n"
     + r"""
 import resource
+
+sys.path.extend(path for path in RUNTIME_PATHS if os.path.isdir(path))
 
 requests, answers = os.fdopen(os.dup(0), "rb"), os.dup(1)
 quiet = os.open("/dev/null", os.O_RDWR)

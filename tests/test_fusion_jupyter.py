@@ -3,13 +3,15 @@
 Cells run in order in one namespace: a bare last expression is displayed, prints and errors belong to their cell,
 the cells after an error still run. Files go in and come back as /run_code's do. The notebook is a sandboxed run:
 a cell that spins past cell_timeout is stopped, one that ends the process or outlasts total_timeout fails the
-notebook, hogs are contained, and the service goes on answering.
+notebook, hogs are contained, and the service goes on answering. matplotlib figures come back as ipykernel's inline
+backend shows them: a PNG display each, at show() or at the cell's end, then closed (in a session too).
 """
 
 from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -85,6 +87,100 @@ def test_a_cell_past_cell_timeout_is_stopped_and_the_next_runs(sandbox: LocalSer
     assert result.status.value == "Success", result
     assert result.cells[0].error[0]["ename"] == "TimeoutError"
     assert result.cells[1].display == [{"text/plain": "'after'"}]
+
+
+# SandboxFusion's test_jupyter_plot, its cells as they are there.
+FUSION_PLOT = [
+    "import matplotlib.pyplot as plt",
+    """
+x = [1, 2, 3, 4, 5]
+y = [2, 3, 5, 7, 11]
+
+plt.plot(x, y)
+
+plt.title('Simple Plot')
+plt.xlabel('X-axis')
+plt.ylabel('Y-axis')
+
+plt.show()
+    """,
+]
+
+
+def png(shown: dict[str, Any]) -> bytes:
+    return base64.b64decode(shown["image/png"], validate=True)
+
+
+def test_sandbox_fusions_plot_cell_shows_its_figure(sandbox: LocalServer) -> None:
+    result = notebook(sandbox, FUSION_PLOT)
+    assert result.status.value == "Success", result
+    assert "image/png" in result.cells[1].display[0]  # SandboxFusion's assertion
+    [shown] = result.cells[1].display
+    assert shown["text/plain"] == "<Figure size 640x480 with 1 Axes>" and png(shown).startswith(b"\x89PNG")
+    assert (result.cells[1].stderr, result.cells[1].error) == ("", [])  # Agg's show() would warn, or show nothing
+
+
+def test_figures_are_shown_in_order_at_show_and_at_the_cells_end_then_closed(sandbox: LocalServer) -> None:
+    cells = [
+        "import matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nfigure, axes = plt.subplots(1, 2)",
+        "plt.plot([3, 1])\nplt.show()\n'after show'",  # show() puts the figure before the cell's value
+        "plt.get_fignums()",
+        "plt.figure()",  # empty: IPython draws no PNG of it
+    ]
+    result = notebook(sandbox, cells)
+    assert result.status.value == "Success", result
+    two, shown, left, empty = result.cells
+    assert [entry["text/plain"] for entry in two.display] == [
+        "<Figure size 640x480 with 1 Axes>", "<Figure size 640x480 with 2 Axes>",
+    ]  # fmt: skip
+    assert all(png(entry).startswith(b"\x89PNG") for entry in two.display)
+    assert png(two.display[0]) != png(two.display[1])
+    assert [list(entry) for entry in shown.display] == [["text/plain", "image/png"], ["text/plain"]]
+    assert shown.display[1] == {"text/plain": "'after show'"}
+    assert left.display == [{"text/plain": "[]"}]  # the cells before closed theirs
+    assert empty.display == [{"text/plain": "<Figure size 640x480 with 0 Axes>"}] * 2  # its value, then its display
+    assert [cell.stderr for cell in result.cells] == [""] * 4
+
+
+@pytest.mark.parametrize(
+    "drawing, why",
+    [
+        ("plt.figure(figsize=(500, 500))\nplt.plot([1])", "50000x50000 pixels are past"),
+        ("plt.plot([1])\nplt.text(1e6, 1e6, 'far', transform=None)", "pixels are past"),  # its tight box is huge
+        ("plt.text(0.5, 0.5, r'$\\frac{1}{$')", "ValueError"),  # bad mathtext fails to draw
+    ],
+    ids=["huge", "huge-tight-box", "fails-to-draw"],
+)
+def test_a_figure_that_cannot_be_drawn_is_named_on_stderr_and_the_rest_go_on(
+    sandbox: LocalServer, drawing: str, why: str
+) -> None:
+    cells = [f"import matplotlib.pyplot as plt\n{drawing}\nplt.figure()\nplt.plot([2])", "plt.get_fignums()"]
+    result = notebook(sandbox, cells)
+    assert result.status.value == "Success", result
+    bad, after = result.cells
+    assert bad.stderr.startswith("Figure 1 is not shown: ") and why in bad.stderr, bad.stderr
+    assert bad.error == [] and png(bad.display[-1]).startswith(b"\x89PNG")  # figure 2 is shown
+    assert after.display == [{"text/plain": "[]"}]
+
+
+def test_a_sessions_figure_comes_back_in_its_request_not_the_next(sandbox: LocalServer) -> None:
+    with httpx.Client(base_url=sandbox.url, timeout=60) as client:
+        session = client.post("/v1/sessions", json={}).json()["session_id"]
+
+        def run(*cells: str) -> list[dict[str, Any]]:
+            answer = client.post(f"/v1/sessions/{session}/run", json={"cells": list(cells)}).json()
+            assert answer["status"] == "Success", answer
+            return answer["cells"]
+
+        [drawn] = run("import matplotlib.pyplot as plt\nline, = plt.plot([1, 4, 9])")
+        [shown] = drawn["display"]
+        assert shown["text/plain"] == "<Figure size 640x480 with 1 Axes>" and png(shown).startswith(b"\x89PNG")
+        [_, later] = run("x = 1", "plt.get_fignums()")
+        assert later["display"] == [{"text/plain": "[]"}]
+        [again] = run("plt.bar([1, 2], [3, 4])")  # its value, then its figure: as ipykernel's
+        assert [list(entry) for entry in again["display"]] == [["text/plain"], ["text/plain", "image/png"]]
+        assert again["display"][0] == {"text/plain": "<BarContainer object of 2 artists>"}
+        client.delete(f"/v1/sessions/{session}")
 
 
 @pytest.mark.parametrize(
