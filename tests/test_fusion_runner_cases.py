@@ -156,6 +156,10 @@ COVERED_ELSEWHERE = {
     # `print(123)`; `a = ...`, `a` displayed as its repr, `print(a)`: its example cells, with 123 for "hello".
     "test_jupyter.py::test_jupyter_print": "tests/test_fusion_jupyter.py::test_sandbox_fusions_example_cells",
     "test_jupyter.py::test_jupyter_multi_cell": "tests/test_fusion_jupyter.py::test_sandbox_fusions_example_cells",
+    # Its plot cells verbatim, its assertion, and what the figure's display holds.
+    "test_jupyter.py::test_jupyter_plot": (
+        "tests/test_fusion_jupyter.py::test_sandbox_fusions_plot_cell_shows_its_figure"
+    ),
 }
 
 # Tests of languages no toolchain here runs; a request for one gets this reason as its SandboxError.
@@ -230,7 +234,6 @@ class CellExpect:
     stdout: str | None = None
     stderr: str | None = None
     error_name: str | None = None  # error[0]["ename"]
-    display_has: str | None = None  # a MIME type in display[0]
 
 
 @dataclass(frozen=True)
@@ -238,6 +241,14 @@ class Notebook:
     name: str
     cells: tuple[str, ...]
     expect: tuple[CellExpect, ...]
+
+
+def fusion_twin(program: str, *changes: tuple[str, str]) -> str:
+    """SandboxFusion's failing program where it is its passing one with a few lines changed (each found once)."""
+    for old, new in changes:
+        assert program.count(old) == 1, old
+        program = program.replace(old, new)
+    return program
 
 
 # The longer programs of the rows below, each named after its test.
@@ -390,38 +401,11 @@ GO_TEST_PASS = """
     """
 
 
-GO_TEST_FAIL = """
-    package main
-
-    import (
-        "math"
-        "testing"
-        "github.com/stretchr/testify/assert"
-    )
-
-    // Check if in given list of numbers, are any two numbers closer to each other than given threshold.
-    // >>> HasCloseElements([]float64{1.0, 2.0, 3.0}, 0.5)
-    // false
-    // >>> HasCloseElements([]float64{1.0, 2.8, 3.0, 4.0, 5.0, 2.0}, 0.3)
-    // true
-    func HasCloseElements(numbers []float64, threshold float64) bool {
-        for i := 0; i < len(numbers); i++ {
-            for j := i + 1; j < len(numbers); j++ {
-                var distance float64 = math.Abs(numbers[i] - numbers[j])
-                if distance < threshold {
-                    return false
-                }
-            }
-        }
-        return true
-    }
-
-    func TestHasCloseElements(t *testing.T) {
-        assert := assert.New(t)
-        assert.Equal(false, HasCloseElements([]float64{1.0, 2.0, 3.0}, 0.5))
-        assert.Equal(true, HasCloseElements([]float64{1.0, 2.8, 3.0, 4.0, 5.0, 2.0}, 0.3))
-    }
-    """
+GO_TEST_FAIL = fusion_twin(  # its pass twin's answers swapped
+    GO_TEST_PASS,
+    ("                    return true\n", "                    return false\n"),
+    ("        return false\n    }\n\n", "        return true\n    }\n\n"),
+)
 
 
 JAVA_EXTERNAL_JAR = """
@@ -593,73 +577,7 @@ class PhoneNumberCreatorTest {
     """
 
 
-JUNIT_FAIL = """
-import org.junit.jupiter.api.Test;
-import static org.junit.jupiter.api.Assertions.*;
-
-public class PhoneNumberCreator {
-    public static String createPhoneNumber(int[] numbers) {
-        StringBuilder phoneNumber = new StringBuilder("(");
-        for (int i = 0; i < numbers.length; i++) {
-            if (i == 9) {
-                phoneNumber.append(") ");
-            } else if (i == 2) {
-                phoneNumber.append("-");
-            }
-            phoneNumber.append(numbers[i]);
-        }
-        return phoneNumber.toString();
-    }
-}
-
-class PhoneNumberCreatorTest {
-    @Test
-    void testCreatePhoneNumber2() {
-        assertEquals("(987) 654-3210", PhoneNumberCreator.createPhoneNumber(new int[]{9,8,7,6,5,4,3,2,1,0}));
-    }
-
-    @Test
-    void testCreatePhoneNumber3() {
-        assertEquals("(111) 111-1111", PhoneNumberCreator.createPhoneNumber(new int[]{1,1,1,1,1,1,1,1,1,1}));
-    }
-
-    @Test
-    void testCreatePhoneNumber4() {
-        assertEquals("(999) 999-9999", PhoneNumberCreator.createPhoneNumber(new int[]{9,9,9,9,9,9,9,9,9,9}));
-    }
-
-    @Test
-    void testCreatePhoneNumber5() {
-        assertEquals("(123) 456-7890", PhoneNumberCreator.createPhoneNumber(new int[]{1,2,3,4,5,6,7,8,9,0}));
-    }
-
-    @Test
-    void testCreatePhoneNumber6() {
-        assertEquals("(000) 000-0000", PhoneNumberCreator.createPhoneNumber(new int[]{0,0,0,0,0,0,0,0,0,0}));
-    }
-
-    //boundary cases
-    @Test
-    void testCreatePhoneNumber7() {
-        assertEquals("(123) 456-7890", PhoneNumberCreator.createPhoneNumber(new int[]{1,2,3,4,5,6,7,8,9,0}));
-    }
-
-    @Test
-    void testCreatePhoneNumber8() {
-        assertEquals("(000) 000-0000", PhoneNumberCreator.createPhoneNumber(new int[]{0,0,0,0,0,0,0,0,0,0}));
-    }
-
-    @Test
-    void testCreatePhoneNumber9() {
-        assertEquals("(999) 999-9999", PhoneNumberCreator.createPhoneNumber(new int[]{9,9,9,9,9,9,9,9,9,9}));
-    }
-
-    @Test
-    void testCreatePhoneNumber10() {
-        assertEquals("(123) 456-7890", PhoneNumberCreator.createPhoneNumber(new int[]{1,2,3,4,5,6,7,8,9,0}));
-    }
-}
-    """
+JUNIT_FAIL = fusion_twin(JUNIT_PASS, ("if (i == 3)", "if (i == 9)"), ("if (i == 6)", "if (i == 2)"))  # wrong places
 
 
 PYTEST_PASS = r"""
@@ -710,52 +628,11 @@ class Testword_count:
 """  # noqa: E501 (SandboxFusion's code, as it is)
 
 
-PYTEST_FAIL = r"""
-def word_count(file_path):
-    try:
-        # 读取文件内容
-        with open(file_path, 'r', encoding='utf-8') as file:
-            content = file.read()
-
-        # 移除标点符号并转换为小写
-        translator = str.maketrans("", "", string.punctuation)
-        content = content.translate(translator).lower()
-
-        # 使用 Counter 统计单词出现次数
-        words = content.split()
-        word_counter = Counter(words)
-
-        # 按照出现次数降序排列
-        sorted_word_count = sorted(word_counter.items(), key=lambda x: x[1], reverse=True)
-
-        for word, count in sorted_word_count:
-            print(f"'{word}': {count}")
-
-    except FileNotFoundError:
-        print(f"Error: File '{file_path}' not found.")
-
-import string
-from collections import Counter
-
-
-class Testword_count:
-    def test_word_count_case_sensitive_file(self, capfd, tmp_path):
-        file_path = tmp_path / 'test_case_sensitive.txt'
-        with open(file_path, 'w', encoding='utf-8') as file:
-            file.write("Case case CASE")
-        word_count(file_path)
-        captured = capfd.readouterr()
-        assert "'case': 3" not in captured.out
-
-
-    def test_word_count_punctuation_file(self, capfd, tmp_path):
-        file_path = tmp_path / 'test_punctuation.txt'
-        with open(file_path, 'w', encoding='utf-8') as file:
-            file.write("This sentence has some punctuation, like commas and periods.")
-        word_count(file_path)
-        captured = capfd.readouterr()
-        assert "'this': 1\n'sentence': 1\n'has': 1\n'some': 1\n'punctuation': 1\n'like': 1\n'commas': 1\n'and': 1\n'periods': 1\n" not in captured.out
-"""  # noqa: E501 (SandboxFusion's code, as it is)
+PYTEST_FAIL = fusion_twin(  # its pass twin's assertions negated
+    PYTEST_PASS,
+    ('" in captured.out\n\n', '" not in captured.out\n\n'),
+    ('\\n" in captured.out\n', '\\n" not in captured.out\n'),
+)
 
 
 RACKET_ASSERTION_SUCCESS = """
@@ -999,19 +876,6 @@ time.sleep({wait_time})
 test_server_response()
 """  # noqa: W293 (SandboxFusion's code, as it is)
 PORTS = (38017, 38018, 38019)
-
-JUPYTER_PLOT = """
-x = [1, 2, 3, 4, 5]
-y = [2, 3, 5, 7, 11]
-
-plt.plot(x, y)
-
-plt.title('Simple Plot')
-plt.xlabel('X-axis')
-plt.ylabel('Y-axis')
-
-plt.show()
-    """
 
 CASES = (
     Case(
@@ -2155,11 +2019,6 @@ NOTEBOOKS = (
             CellExpect(3, stdout="hello\n"),
         ),
     ),
-    Notebook(
-        "test_jupyter.py::test_jupyter_plot",
-        ("import matplotlib.pyplot as plt", JUPYTER_PLOT),
-        (CellExpect(1, display_has="image/png"),),
-    ),
 )
 
 
@@ -2216,8 +2075,6 @@ def check_cell(cells: list[CellRunResult], expect: CellExpect) -> None:
         assert cell.stderr == expect.stderr, cells
     if expect.error_name is not None:
         assert cell.error[0]["ename"] == expect.error_name, cells
-    if expect.display_has is not None:
-        assert expect.display_has in cell.display[0], cells
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
