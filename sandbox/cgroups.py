@@ -330,7 +330,7 @@ class V1Run:
         for controller, base in cgroups.bases.items():
             (base / name).mkdir()
             self.dirs[controller] = base / name
-        self._set_memory(memory_bytes)
+        _v1_set_memory(self.dirs["memory"], memory_bytes)
         (self.dirs["pids"] / "pids.max").write_text(str(pids))
         self.test_slots = []
         if slots:
@@ -347,15 +347,12 @@ class V1Run:
         give reclaim a moment, then fail the run rather than go on under the looser limit."""
         for attempt in range(20):
             try:
-                self._set_memory(limit_bytes)
+                _v1_set_memory(self.dirs["memory"], limit_bytes)
                 return
             except OSError as exc:
                 if exc.errno != errno.EBUSY or attempt == 19:
                     raise
                 time.sleep(0.01)
-
-    def _set_memory(self, limit: int) -> None:
-        _v1_set_memory(self.dirs["memory"], limit)
 
     def procs_files(self) -> list[str]:
         fresh_cpu = [self.cpu_groups[0]] if self.cpu_groups is not None else []
