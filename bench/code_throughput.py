@@ -3,8 +3,9 @@
 The same suites (bench/code_problems.py: 26 small Python problems, stdin/stdout and
 function-call, 10 generated tests each) are graded
   (a) by our judge: LocalJudge in this process, each submission compiled once and its
-      tests forked inside one bubblewrap + cgroup sandbox; and, with --http, through
-      `sandbox serve` on loopback with RemoteJudge;
+      tests forked inside one bubblewrap + cgroup sandbox, forked from the warm zygote
+      (sandbox/zygote.py), and again with a `bwrap` and interpreter started per submission
+      (SANDBOX_ZYGOTE=0); and, with --http, through `sandbox serve` on loopback with RemoteJudge;
   (b) by the baseline: one plain unsandboxed `subprocess.run([sys.executable, "-c", ...])`
       per test, the way open-r1 judges locally, no isolation at all; and a stricter one
       with `-S` (no site import: the cheapest interpreter start there is).
@@ -156,8 +157,11 @@ def main() -> None:
     )
 
     # Tests of one submission run one at a time in its sandbox: at most `threads` programs run at once, as in (b).
+    # Runs forked from the warm zygote (sandbox/zygote.py), and the same with a bwrap and interpreter per run.
+    forked, fresh = LocalJudge(Executor(parallel=1, zygote=True)), LocalJudge(Executor(parallel=1, zygote=False))
     graders: dict[str, Callable[[], list[bool]]] = {
-        "ours (sandboxed, in-process)": lambda: ours(LocalJudge(Executor(parallel=1)), work, args.threads),
+        "ours (sandboxed, in-process)": lambda: ours(forked, work, args.threads),
+        "ours, a bwrap per run": lambda: ours(fresh, work, args.threads),
         BASELINE: lambda: baseline(work, args.threads),
         "baseline, no site (-S)": lambda: baseline(work, args.threads, ("-S",)),
     }

@@ -1,16 +1,19 @@
 """Where a sandbox run's time goes, phase by phase: the per-test overhead of the sandbox, as a table.
 
 One small Python stdin/stdout program is run --runs times through the Executor (one test at a time, as
-bench/code_throughput.py's runs), each run with --tests tests. Every run records when each of its steps
-ended (Execution.phases: the executor's own marks, and the runner's start on the same monotonic clock),
-so the table splits each run into:
+bench/code_throughput.py's runs), each run with --tests tests, forked from the warm zygote (sandbox/zygote.py)
+and then with a `bwrap` and interpreter of its own. Every run records when each of its steps ended
+(Execution.phases: the executor's own marks, and the runner's start on the same monotonic clock), so the
+table splits each run into:
 
     cgroup             making the run's cgroup
-    launch             starting the launcher (Popen)
-    start-up           from there to the runner's main(): the shell joining the cgroups, setpriv, bubblewrap
-                       making the namespaces and mounts, the interpreter starting, the runner's code loading;
-                       split below by timing the same command line apart, ending in `true` (namespaces) and in
-                       `python3 -S -I -c pass` (the interpreter)
+    launch             the zygote: sending the run and its keeper's answer (forked, namespaces made);
+                       a bwrap per run: starting the launcher (Popen)
+    start-up           from there to the runner's main(). The zygote: the run's init joining its cgroups,
+                       mounting and dropping its capabilities. A bwrap per run: the shell joining the cgroups,
+                       setpriv, bubblewrap making the namespaces and mounts, the interpreter starting, the
+                       runner's code loading; split below by timing the same command line apart, ending in
+                       `true` (namespaces) and in `python3 -S -I -c pass` (the interpreter)
     compile            reading the job, writing the files, byte-compiling in a child of its own
     first test         its fork, run and result (after the modules the program names are imported)
     each further test  the same, for each test after the first (the per-test cost of a warm runner)
@@ -34,7 +37,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from proc_tree import CLOCK_TICKS, descendants, processes
 
 from sandbox.executor import _BASE_ENV, Execution, Executor, Limits, TestInput
 from sandbox.isolation import SANDBOX_PYTHON, Isolation, SandboxSize, launch_argv
@@ -42,7 +47,7 @@ from sandbox.isolation import SANDBOX_PYTHON, Isolation, SandboxSize, launch_arg
 CODE = "a, b = map(int, input().split())\nprint(a + b)\n"
 STDIN = "1 2\n"
 LIMITS = Limits(time_s=2)
-Row = tuple[str, float, float | None]  # phase, ms per run, ms per test
+Row = tuple[str, list[float | None]]  # phase; ms per run and per test of each launch
 
 
 def phase_times(execution: Execution, started: float, tests: int) -> dict[str, float]:
@@ -123,30 +128,57 @@ def plain_seconds(flags: tuple[str, ...], times: int) -> float:
     return median_seconds(lambda: subprocess.run(command, input=STDIN, capture_output=True, text=True), times)
 
 
-def table(phases: dict[str, float], namespaces: float, interpreter: float, tests: int) -> list[Row]:
+def zygote_cpu_seconds(executor: Executor) -> float:
+    """CPU of the zygote's processes and of every run it forked and reaped (not this process's children's times
+    until the zygote itself is reaped): utime, stime and the children's of each process in its tree."""
+    if executor.zygote is None or executor.zygote.pid is None:
+        return 0.0
+    table = processes()
+    tree = [executor.zygote.pid, *descendants(table, [executor.zygote.pid])]
+    return sum(table[pid].ticks for pid in tree if pid in table) / CLOCK_TICKS
+
+
+def table(launches: dict[str, dict[str, float]], namespaces: float, interpreter: float, tests: int) -> list[Row]:
+    """One row per phase: ms per run (and per test) in each way of launching a run."""
     per_test = {"first test", "each further test"}
     rows: list[Row] = []
-    for name, seconds in phases.items():
-        per_run = seconds * (tests - 1) if name == "each further test" else seconds
-        rows.append((name, per_run * 1000, seconds * 1000 if name in per_test else None))
+    for name in launches["bwrap per run"]:
+        cells = []
+        for phases in launches.values():
+            seconds = phases[name]
+            per_run = seconds * (tests - 1) if name == "each further test" else seconds
+            cells += [per_run * 1000, seconds * 1000 if name in per_test else None]
+        rows.append((name, cells))
         if name == "start-up":
+            bwrap_start = launches["bwrap per run"][name]
             rows += [
-                ("  sh, setpriv, bwrap: `true` (apart)", namespaces * 1000, None),
-                ("  interpreter: python3 -S (apart)", (interpreter - namespaces) * 1000, None),
-                ("  the rest: runner's code and job", (seconds - interpreter) * 1000, None),
+                ("  sh, setpriv, bwrap: `true` (apart)", [None, None, namespaces * 1000, None]),
+                ("  interpreter: python3 -S (apart)", [None, None, (interpreter - namespaces) * 1000, None]),
+                ("  the rest: runner's code and job", [None, None, (bwrap_start - interpreter) * 1000, None]),
             ]
     return rows
 
 
-def print_table(rows: list[Row], wall: float, cpu: float, tests: int, plain: float, plain_s: float) -> None:
-    print(f"{'phase':36s} {'ms/run':>8s} {'ms/test':>8s}")
-    for name, per_run, per_test in rows:
-        print(f"{name:36s} {per_run:8.2f} {'' if per_test is None else f'{per_test:8.2f}':>8s}")
-    print(f"{'run (median wall)':36s} {wall * 1000:8.2f} {wall * 1000 / tests:8.2f}")
-    print(f"{'run (mean CPU, all processes)':36s} {cpu * 1000:8.2f} {cpu * 1000 / tests:8.2f}")
-    print(f"{'plain interpreter per test':36s} {'':8s} {plain * 1000:8.2f}")
-    print(f"{'plain interpreter -S per test':36s} {'':8s} {plain_s * 1000:8.2f}")
-    print(f"per test, sandbox vs plain: {plain / (wall / tests):.2f}x; vs plain -S: {plain_s / (wall / tests):.2f}x")
+def print_table(
+    rows: list[Row], runs: dict[str, tuple[float, float]], tests: int, plain: float, plain_s: float
+) -> None:
+    def cell(value: float | None) -> str:
+        return "" if value is None else f"{value:.2f}"
+
+    print(f"{'':36s} {'forked from the zygote':>18s} {'a bwrap per run':>18s}")
+    print(f"{'phase':36s} {'ms/run':>9s}{'ms/test':>9s} {'ms/run':>9s}{'ms/test':>9s}")
+    for name, cells in rows:
+        pairs = zip(cells[::2], cells[1::2], strict=True)
+        print(f"{name:36s} " + " ".join(f"{cell(a):>9s}{cell(b):>9s}" for a, b in pairs))
+    walls = [wall for wall, _ in runs.values()]
+    cpus = [cpu for _, cpu in runs.values()]
+    print(f"{'run (median wall)':36s} " + " ".join(f"{w * 1000:9.2f}{w * 1000 / tests:9.2f}" for w in walls))
+    print(f"{'run (mean CPU, all processes)':36s} " + " ".join(f"{c * 1000:9.2f}{c * 1000 / tests:9.2f}" for c in cpus))
+    print(f"{'plain interpreter per test':36s} {'':9s}{plain * 1000:9.2f}")
+    print(f"{'plain interpreter -S per test':36s} {'':9s}{plain_s * 1000:9.2f}")
+    for launch, (wall, _) in runs.items():
+        per_test_s = wall / tests
+        print(f"per test, {launch}: {plain / per_test_s:.2f}x a plain interpreter, {plain_s / per_test_s:.2f}x -S")
 
 
 def main() -> None:
@@ -156,12 +188,19 @@ def main() -> None:
     args = parser.parse_args()
     if args.tests < 2:
         parser.error("--tests must be at least 2: the per-test cost is the time between results")
-    executor = Executor(Isolation.BWRAP, parallel=1, compile_cache=None)
-    print(f"{args.runs} runs of {args.tests} tests, one at a time, sandbox {executor.level.name}")
-    phases, wall, cpu = measure_runs(executor, args.runs, args.tests)
-    namespaces, interpreter = start_up_parts(executor, args.runs)
+    executors = {
+        "zygote": Executor(Isolation.BWRAP, parallel=1, compile_cache=None, zygote=True),
+        "bwrap per run": Executor(Isolation.BWRAP, parallel=1, compile_cache=None, zygote=False),
+    }
+    print(f"{args.runs} runs of {args.tests} tests, one at a time, sandbox {executors['zygote'].level.name}")
+    phases, runs = {}, {}
+    for launch, executor in executors.items():
+        zygote_cpu = zygote_cpu_seconds(executor)
+        phases[launch], wall, cpu = measure_runs(executor, args.runs, args.tests)
+        runs[launch] = wall, cpu + (zygote_cpu_seconds(executor) - zygote_cpu) / args.runs
+    namespaces, interpreter = start_up_parts(executors["bwrap per run"], args.runs)
     plain, plain_s = plain_seconds((), args.runs), plain_seconds(("-S",), args.runs)
-    print_table(table(phases, namespaces, interpreter, args.tests), wall, cpu, args.tests, plain, plain_s)
+    print_table(table(phases, namespaces, interpreter, args.tests), runs, args.tests, plain, plain_s)
 
 
 if __name__ == "__main__":

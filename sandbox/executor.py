@@ -45,6 +45,7 @@ from sandbox.isolation import (
     unisolated_argv,
 )
 from sandbox.languages import Language, LanguageUnavailable, enabled_languages, get_language, why_unavailable
+from sandbox.zygote import Zygote, ZygoteRun, ZygoteUnavailable, enabled_by_env
 
 _BASE_ENV = {
     "PATH": "/usr/bin:/bin",
@@ -227,13 +228,18 @@ class Executor:
         parallel: int | None = None,
         languages: Sequence[Language] = (),
         compile_cache: CompileCache | Literal["env"] | None = "env",
+        zygote: bool | None = None,
     ) -> None:
         """`languages`: those this sandbox serves; none given: SANDBOX_LANGUAGES's (sandbox/languages).
-        `compile_cache`: "env": SANDBOX_COMPILE_CACHE_MB's and _DIR's (sandbox/compile_cache.py); None: none."""
+        `compile_cache`: "env": SANDBOX_COMPILE_CACHE_MB's and _DIR's (sandbox/compile_cache.py); None: none.
+        `zygote`: fork runs from a warm sandbox where they have a cgroup (sandbox/zygote.py); None: SANDBOX_ZYGOTE's."""
         self.level: Level = prepare(isolation)
         self.parallel = parallel or os.cpu_count() or 1
         self.languages = {lang.name: lang for lang in (languages or enabled_languages())}
         self.compile_cache = CompileCache.from_env() if compile_cache == "env" else compile_cache
+        wanted = enabled_by_env() if zygote is None else zygote
+        binds = [path for lang in self.languages.values() for path in lang.binds]
+        self.zygote = Zygote(self.level, binds) if wanted and self.level.cgroups is not None else None
 
     def language(self, name: str | Language) -> Language:
         """The language `name` runs in; LanguageUnavailable (saying what to do) when this sandbox cannot run it."""
@@ -320,7 +326,7 @@ class Executor:
             test_memory_mb=limits.memory_mb,
         )
         for attempt in (1, 2):
-            with _Sandbox(self.level, size, _BASE_ENV | run.lang.env, run.lang.binds) as sandbox:
+            with _Sandbox(self.level, size, _BASE_ENV | run.lang.env, run.lang.binds, self.zygote) as sandbox:
                 cancel.attach(sandbox)
                 try:
                     execution = sandbox.run(job, run.count, limits.total_s, run.on_result, claim)
@@ -427,12 +433,22 @@ def _open(path: Path, flags: int) -> int:
 class _Sandbox:
     """One runner process in its isolation, with everything cleaned up on exit."""
 
-    def __init__(self, level: Level, size: SandboxSize, env: dict[str, str], binds: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        level: Level,
+        size: SandboxSize,
+        env: dict[str, str],
+        binds: Sequence[str] = (),
+        zygote: Zygote | None = None,
+    ) -> None:
+        """`zygote`: start the runner forked from it (sandbox/zygote.py) where the run has a cgroup, else in a
+        `bwrap` of its own."""
         self.phases = [("start", time.monotonic())]  # Execution.phases
         self.cgroup: RunCgroup | None = None
         self.root: Path | None = None
-        self.size = size
-        self.slot_fds: list[list[int]] = []  # the runner's, for its tests' memory cgroups (runner.py)
+        self.size, self.env = size, env
+        self.slot_fds: list[list[int]] = []  # the host's, for the tests' memory cgroups (runner.py MemorySlot)
+        self.runner_slot_fds: list[list[int]] = []  # the same as the runner has them (spawn)
         if level.isolation is not Isolation.NONE:
             self.cgroup = level.new_run_cgroup(size)
             if self.cgroup is not None:
@@ -443,8 +459,9 @@ class _Sandbox:
         else:
             self.root = Path(tempfile.mkdtemp(prefix="sandbox-"))
             self.argv = unisolated_argv(self.root)
+        self.zygote = zygote if self.cgroup is not None and zygote is not None and zygote.refused is None else None
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen | ZygoteRun | None = None
         self.leftovers = 0
         self.stopped = False  # kill() was called: a process started after it is killed at once
         self.killed = False  # kill() found the runner running and killed it (not something outside the run)
@@ -466,13 +483,14 @@ class _Sandbox:
     ) -> Execution:
         """`claim`: the compile cache's, which keeps the compile step's result and files."""
         execution = Execution(compile=None, tests=[None] * count, phases=self.phases)
-        job["memory_slots"] = self.slot_fds
         self.spawn()
+        job["memory_slots"] = self.runner_slot_fds
         watchdog = _BudgetWatchdog(self, total_s)
         try:
             payload = marshal.dumps(job)  # the runner imports no json to read it (runner.py)
             with contextlib.suppress(BrokenPipeError):
-                self.process.stdin.write(runner_preamble() + b"%d\n" % len(payload) + payload)
+                code = b"" if isinstance(self.process, ZygoteRun) else runner_preamble()  # a zygote's run has it
+                self.process.stdin.write(code + b"%d\n" % len(payload) + payload)
                 self.process.stdin.flush()
             # Tests the runner may start before the next result: `parallel` for a caller that may stop the run,
             # else as many as the pipe takes without blocking; one more for each result after that.
@@ -591,23 +609,44 @@ class _Sandbox:
             return []
         return [self.process.pid, *cpu_priority.descendants(self.process.pid)]
 
-    def spawn(self) -> subprocess.Popen:
-        """Start the sandbox's process: RUNNER_BOOTSTRAP, which runs the code its stdin starts with (the runner's,
-        or a session's kernel: isolation.preamble)."""
-        self.process = subprocess.Popen(
-            self.argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            start_new_session=True,
-            pass_fds=[fd for pair in self.slot_fds for fd in pair],
-        )
+    def spawn(self) -> subprocess.Popen | ZygoteRun:
+        """Start the sandbox's process: the runner forked by the zygote, or RUNNER_BOOTSTRAP in a `bwrap` of its own,
+        which runs the code its stdin starts with (the runner's, or a session's kernel: isolation.preamble)."""
+        if self.zygote is not None:
+            try:
+                self.process = self._start_in_zygote(self.zygote)
+            except ZygoteUnavailable as exc:
+                if self.zygote.refused is None:  # else said once, when it was refused
+                    log.warning("starting this sandbox run with bwrap instead: %s", exc)
+        if self.process is None:
+            self.process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.stderr,
+                start_new_session=True,
+                pass_fds=[fd for pair in self.slot_fds for fd in pair],
+            )
+            self.runner_slot_fds = self.slot_fds
+            with contextlib.suppress(ProcessLookupError):  # reaped already: a cancel killed it at once
+                self.pidfd = os.pidfd_open(self.process.pid)
         self.phases.append(("spawned", time.monotonic()))
-        with contextlib.suppress(ProcessLookupError):  # reaped already: a cancel killed it at once
-            self.pidfd = os.pidfd_open(self.process.pid)
         if self.stopped:  # cancelled while it was starting
             self.kill()
         return self.process
+
+    def _start_in_zygote(self, zygote: Zygote) -> ZygoteRun:
+        """The run's cgroups are joined by its init through descriptors opened here (the kernel checks the opener's
+        rights); its tests' memory cgroups' descriptors are 3, 4, ... in the runner."""
+        procs = [_open(Path(path), os.O_WRONLY) for path in self.cgroup.procs_files()]
+        try:
+            slots = [fd for pair in self.slot_fds for fd in pair]
+            run = zygote.start_run(self.size, self.env, procs, slots, self.stderr.fileno())
+        finally:
+            for fd in procs:
+                os.close(fd)
+        self.runner_slot_fds = [[3 + 2 * i, 4 + 2 * i] for i in range(len(self.slot_fds))]
+        return run
 
     def kill(self) -> None:
         self.stopped = True
@@ -615,6 +654,9 @@ class _Sandbox:
             self.killed = True
             if self.yielded:  # an idle process must first get a CPU to exit: not behind grading work
                 self._unyield_cpu()
+            if isinstance(self.process, ZygoteRun):
+                self.process.kill()
+                return
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
 

@@ -1,6 +1,7 @@
 """Kernel isolation for one sandbox run: bubblewrap namespaces, then cgroup or rlimit bounds.
 
-Each run gets:
+Each run gets (started by a `bwrap` of its own, or forked from the zygote's, which sets up the same for it:
+sandbox/zygote_server.py, where runs share the zygote's user namespace):
 - fresh user, PID, network, IPC, UTS and mount namespaces (`bwrap --unshare-all`): no
   network at all, only its own processes in /proc, nothing of the host's filesystem but
   a read-only /usr and a few named /etc entries (the runner comes compiled on stdin); no nested user
@@ -168,11 +169,14 @@ def _drop_privileges(level: Level) -> list[str]:
     return ["setpriv", f"--reuid={level.uid}", f"--regid={level.uid}", "--clear-groups", "--"]
 
 
-def bwrap_argv(size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] = ()) -> list[str]:
-    """The bubblewrap command line that starts the runner inside fresh namespaces."""
+def bwrap_argv(
+    size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] = (), command: Sequence[str] | None = None
+) -> list[str]:
+    """The bubblewrap command line that starts the runner inside fresh namespaces; `command` (the zygote's, which
+    keeps its capabilities in its user namespace to make each run's namespaces) in place of the runner."""
     argv = [
-        "bwrap", "--unshare-all", "--unshare-user", "--disable-userns",
-        "--as-pid-1", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        "bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+        *(["--as-pid-1", "--cap-drop", "ALL"] if command is None else ["--cap-add", "ALL"]),
         "--hostname", "sandbox",
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
@@ -189,11 +193,16 @@ def bwrap_argv(size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] =
     argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/sandbox", "--clearenv"]
     for key, value in env.items():
         argv += ["--setenv", key, value]
-    return [*argv, "--", SANDBOX_PYTHON, "-S", "-I", "-c", RUNNER_BOOTSTRAP, "/sandbox"]
+    return [*argv, "--", *(command or (SANDBOX_PYTHON, "-S", "-I", "-c", RUNNER_BOOTSTRAP, "/sandbox"))]
 
 
 def launch_argv(
-    level: Level, cgroup: RunCgroup | None, size: SandboxSize, env: dict[str, str], binds: Sequence[str] = ()
+    level: Level,
+    cgroup: RunCgroup | None,
+    size: SandboxSize,
+    env: dict[str, str],
+    binds: Sequence[str] = (),
+    command: Sequence[str] | None = None,
 ) -> list[str]:
     """Join the run's cgroups, drop to the programs' uid, then exec bubblewrap.
 
@@ -209,8 +218,16 @@ def launch_argv(
         'for f in "$@"; do case "$f" in --) shift; break;; esac; echo $$ > "$f"; shift; done; exec "$@"'
     )
     procs = cgroup.procs_files() if cgroup is not None else []
-    bwrap = bwrap_argv(size, env, binds)
+    bwrap = bwrap_argv(size, env, binds, command)
     return ["/bin/sh", "-c", join, "sh", *procs, "--", *_drop_privileges(level), *bwrap]
+
+
+def zygote_argv(level: Level, control_fd: int, binds: Sequence[str]) -> list[str]:
+    """The zygote's sandbox (sandbox/zygote_server.py): its runs mount their own tmpfs over these small ones, and
+    set their own environment; it reads its code, then the runner's, from stdin and its runs on `control_fd`."""
+    size = SandboxSize(memory_mb=0, pids=0, disk_mb=1, tmp_mb=1)
+    command = (SANDBOX_PYTHON, "-S", "-I", "-c", RUNNER_BOOTSTRAP, str(control_fd))
+    return launch_argv(level, None, size, {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, binds, command)
 
 
 def unisolated_argv(root: Path) -> list[str]:

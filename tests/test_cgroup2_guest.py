@@ -6,7 +6,7 @@ on users' hosts, from tests/test_isolation_levels.py and the hostile suite's Pyt
 - as root in the guest's root cgroup (the service makes its own subtree, `reward-sandbox`): the
   rows that the cgroup bounds (CGROUP_ROWS), each test's own memory cgroup (SLOT_CHECKS), a dead
   process's run removed when a service starts, and a program that runs long moved to idle CPU
-  (`cpu.idle` on its cgroup);
+  (`cpu.idle` on its cgroup), and runs forked from the zygote (tests/test_zygote.py);
 - as uid 1000 in a subtree delegated to it as systemd's `Delegate=yes` does (the directory and its
   cgroup.procs, cgroup.subtree_control and cgroup.threads owned by the user): the same, the rows
   that the user namespace hides from (NAMESPACE_ROWS), and the reward service grading math and code
@@ -36,9 +36,11 @@ SANDBOX_CHECKS = "kept_answering or test_a_dead_processs_run or moves_to_idle_cp
 # Each test's memory cgroup (tests/test_memory_slots.py), and a 2 GiB reservation in 256 MB with its wrong twin
 # (py-allocate, above, is a hog its slot stops: an OOM kill read from the slot's memory.events).
 SLOT_CHECKS = ["test_tests_run_at_once", "python-reserve-2gb-in-256mb"]
-ROOT_CHECKS = " or ".join([SANDBOX_CHECKS, *SLOT_CHECKS, *CGROUP_ROWS])
+# Runs forked from the zygote (tests/test_zygote.py, all of it): their namespaces, capabilities, mounts and cgroups.
+ZYGOTE_CHECKS, ZYGOTE_TESTS = "test_zygote", 7
+ROOT_CHECKS = " or ".join([SANDBOX_CHECKS, *SLOT_CHECKS, *CGROUP_ROWS, ZYGOTE_CHECKS])
 USER_CHECKS = " or ".join(
-    ["test_service_grades_math_and_code", SANDBOX_CHECKS, *SLOT_CHECKS, *CGROUP_ROWS, *NAMESPACE_ROWS]
+    ["test_service_grades_math_and_code", SANDBOX_CHECKS, *SLOT_CHECKS, *CGROUP_ROWS, *NAMESPACE_ROWS, ZYGOTE_CHECKS]
 )
 
 
@@ -47,7 +49,8 @@ def checks(selection: str) -> list[str]:
     # a minute of each emulated pytest start.
     return ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "pytest_timeout", "-x",
             "tests/test_isolation_levels.py", "tests/test_sandbox_hostile.py", "tests/test_code_lane.py",
-            "tests/test_memory_slots.py", "tests/test_run_semantics.py", "-k", selection]  # fmt: skip
+            "tests/test_memory_slots.py", "tests/test_run_semantics.py", "tests/test_zygote.py",
+            "-k", selection]  # fmt: skip
 
 
 ENV = {"EXPECT_ISOLATION": "bwrap+cgroup2", "SERVICE_READY_TIMEOUT_S": "900", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
@@ -79,8 +82,8 @@ def test_sandbox_and_service_on_cgroup_v2_as_root_and_as_a_user() -> None:
     assert "ROOT_RC=0" in output and "USER_RC=0" in output, output[-8000:]
     root_part, user_part = output.split("== as uid", 1)
     slot_checks = len(SLOT_CHECKS) + 1  # the reservation's row and its twin
-    root_expected = len(CGROUP_ROWS) + slot_checks + 3
-    user_expected = len(CGROUP_ROWS) + len(NAMESPACE_ROWS) + slot_checks + 4
+    root_expected = len(CGROUP_ROWS) + slot_checks + ZYGOTE_TESTS + 3
+    user_expected = len(CGROUP_ROWS) + len(NAMESPACE_ROWS) + slot_checks + ZYGOTE_TESTS + 4
     for part, expected in ((root_part, root_expected), (user_part, user_expected)):
         passed = re.search(r"(\d+) passed", part)
         assert passed and int(passed.group(1)) == expected, part[-4000:]

@@ -1,7 +1,8 @@
-"""Runs lost to something outside them: the sandbox's `bwrap` or its runner SIGKILLed mid-run from outside, as a
-node's OOM killer or an operator might. Never a verdict: the run is retried once in a fresh sandbox, and a run lost
-again is a sandbox error, which the reward service answers as `error` and does not cache. A run stopped by its own
-limits or by its caller is not lost."""
+"""Runs lost to something outside them: the sandbox's `bwrap`, its runner, or (runs forked from the warm zygote,
+sandbox/zygote.py) the run's keeper or the zygote itself SIGKILLed mid-run from outside, as a node's OOM killer or
+an operator might. Never a verdict: the run is retried once in a fresh sandbox, and a run lost again is a sandbox
+error, which the reward service answers as `error` and does not cache. A run stopped by its own limits or by its
+caller is not lost."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 
 from reward_api.local import LocalServer
 from sandbox.cpu_priority import descendants
@@ -27,6 +29,7 @@ from sandbox.judge import TestSuite as Suite
 SLOW_ECHO = "import time\ntime.sleep(0.3)\nprint(input())\n"
 INPUTS = [Input(f"{n}\n") for n in range(6)]
 LIMITS = Limits(time_s=2, wall_s=3)
+Finder = Callable[[int], list[int]]
 
 
 def _comm(pid: int) -> str:
@@ -36,18 +39,39 @@ def _comm(pid: int) -> str:
         return ""
 
 
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+    except OSError:
+        return 0
+
+
 def bwrap_of(ancestor: int) -> list[int]:
-    """The sandboxes' outer bubblewrap processes below `ancestor` (the runner is their namespace's PID 1)."""
-    return [pid for pid in descendants(ancestor) if _comm(pid) == "bwrap"]
+    """The outer bubblewrap processes below `ancestor`: a run's own (its runner is their namespace's PID 1), or the
+    zygote's."""
+    return [pid for pid in descendants(ancestor) if _comm(pid) == "bwrap" and _comm(_parent(pid)) != "bwrap"]
 
 
-def runner_of(ancestor: int) -> list[int]:
-    """The runners: the python3 children of those bubblewrap processes."""
-    return [pid for bwrap in bwrap_of(ancestor) for pid in descendants(bwrap) if _comm(pid) == "python3"][:1]
+def _below(find: Finder) -> Finder:
+    """The python3 children of what `find` finds."""
+    return lambda ancestor: [pid for above in find(ancestor) for pid in descendants(above) if _parent(pid) == above]
+
+
+def _python_below_bwrap(ancestor: int) -> list[int]:
+    """The python3 processes whose parent is a `bwrap`: each run's runner, or the zygote."""
+    return [pid for pid in descendants(ancestor) if _comm(pid) == "python3" and _comm(_parent(pid)) == "bwrap"]
+
+
+runner_of = _python_below_bwrap  # a run in a bwrap of its own: its runner
+zygote_of = _python_below_bwrap
+keeper_of = _below(zygote_of)  # each run forked by the zygote: its keeper, parent of the run's init (its runner)
+zygote_runner_of = _below(keeper_of)
+# How a run is lost from outside, in each way a run starts: (the executor's zygote setting, the sandbox, its runner).
+LAUNCHES = {"bwrap": (False, bwrap_of, runner_of), "zygote": (True, keeper_of, zygote_runner_of)}
 
 
 @contextmanager
-def killing(find: Callable[[int], list[int]], ancestor: int, times: int | None, after_s: float = 0.6) -> Iterator[list]:
+def killing(find: Finder, ancestor: int, times: int | None, after_s: float = 0.6) -> Iterator[list]:
     """SIGKILLs what `find` finds below `ancestor`, `after_s` after it appears, `times` times (None: until the block
     ends). Yields the list of pids killed."""
     killed: list[int] = []
@@ -57,7 +81,7 @@ def killing(find: Callable[[int], list[int]], ancestor: int, times: int | None, 
         seen: dict[int, float] = {}
         while not done.is_set() and (times is None or len(killed) < times):
             now = time.monotonic()
-            for pid in find(ancestor):
+            for pid in find(ancestor)[:1]:
                 if pid in killed:
                     continue
                 if now - seen.setdefault(pid, now) >= after_s:
@@ -78,26 +102,43 @@ def echoed(execution: Execution) -> list[str | None]:
     return [None if test is None else test.stdout.strip() for test in execution.tests]
 
 
-def test_a_sandbox_killed_once_is_run_again() -> None:
-    with killing(bwrap_of, os.getpid(), times=1) as killed:
-        execution = Executor().run("python", SLOW_ECHO, INPUTS, LIMITS)
+@pytest.mark.parametrize("launch", LAUNCHES)
+def test_a_sandbox_killed_once_is_run_again(launch: str) -> None:
+    zygote, sandbox_of, _ = LAUNCHES[launch]
+    with killing(sandbox_of, os.getpid(), times=1) as killed:
+        execution = Executor(zygote=zygote).run("python", SLOW_ECHO, INPUTS, LIMITS)
     assert len(killed) == 1
     assert execution.sandbox_error is None and not execution.lost
     assert echoed(execution) == [str(n) for n in range(6)]
     assert "killed by signal 9" in execution.details["retried_after"]
 
 
-def test_a_runner_killed_once_is_run_again() -> None:
-    with killing(runner_of, os.getpid(), times=1) as killed:
-        execution = Executor().run("python", SLOW_ECHO, INPUTS, LIMITS)
+@pytest.mark.parametrize("launch", LAUNCHES)
+def test_a_runner_killed_once_is_run_again(launch: str) -> None:
+    zygote, _, runner_in = LAUNCHES[launch]
+    with killing(runner_in, os.getpid(), times=1) as killed:
+        execution = Executor(zygote=zygote).run("python", SLOW_ECHO, INPUTS, LIMITS)
     assert len(killed) == 1
     assert execution.sandbox_error is None and echoed(execution) == [str(n) for n in range(6)]
     assert "before" in execution.details["retried_after"]
 
 
-def test_a_sandbox_lost_twice_is_an_error_not_a_verdict() -> None:
-    with killing(bwrap_of, os.getpid(), times=None) as killed:
-        execution = Executor().run("python", SLOW_ECHO, INPUTS, LIMITS)
+def test_a_zygote_killed_mid_run_loses_the_run_and_is_started_again() -> None:
+    """Its runs in flight die with it (each keeper's parent-death signal): retried in a zygote started afresh."""
+    executor = Executor(zygote=True)
+    with killing(zygote_of, os.getpid(), times=1) as killed:
+        execution = executor.run("python", SLOW_ECHO, INPUTS, LIMITS)
+    assert len(killed) == 1
+    assert execution.sandbox_error is None and echoed(execution) == [str(n) for n in range(6)]
+    assert "before" in execution.details["retried_after"]
+    assert zygote_of(os.getpid()) and killed[0] not in zygote_of(os.getpid())  # a new one serves
+
+
+@pytest.mark.parametrize("launch", LAUNCHES)
+def test_a_sandbox_lost_twice_is_an_error_not_a_verdict(launch: str) -> None:
+    zygote, sandbox_of, _ = LAUNCHES[launch]
+    with killing(sandbox_of, os.getpid(), times=None) as killed:
+        execution = Executor(zygote=zygote).run("python", SLOW_ECHO, INPUTS, LIMITS)
     assert len(killed) == 2
     assert execution.lost
     assert "killed by signal 9" in execution.sandbox_error and "no verdict" in execution.sandbox_error
@@ -105,10 +146,12 @@ def test_a_sandbox_lost_twice_is_an_error_not_a_verdict() -> None:
     assert report.sandbox_error is None and report.passed == 6  # the killer is gone: the same suite passes
 
 
-def test_a_sandbox_lost_while_compiling_is_an_error() -> None:
+@pytest.mark.parametrize("launch", LAUNCHES)
+def test_a_sandbox_lost_while_compiling_is_an_error(launch: str) -> None:
+    zygote, sandbox_of, _ = LAUNCHES[launch]
     program = "#include <bits/stdc++.h>\nint main() { std::cout << 2 << std::endl; }\n"  # a second or so of g++
-    with killing(bwrap_of, os.getpid(), times=None, after_s=0.2) as killed:
-        execution = Executor(compile_cache=None).run("cpp", program, [Input("")], LIMITS)
+    with killing(sandbox_of, os.getpid(), times=None, after_s=0.2) as killed:
+        execution = Executor(compile_cache=None, zygote=zygote).run("cpp", program, [Input("")], LIMITS)
     assert killed and execution.lost and execution.compile is None
     assert "no verdict" in execution.sandbox_error
 
@@ -128,7 +171,7 @@ def test_the_reward_service_answers_error_and_caches_nothing(tmp_path: Path) -> 
         "reference": {"tests": [{"input": f"{n}\n", "output": f"{n}\n"} for n in range(6)]},
     }
     with LocalServer(tmp_path, REWARD_API_WORKERS="1") as server:
-        with killing(bwrap_of, server.process.pid, times=None):
+        with killing(keeper_of, server.process.pid, times=None):
             lost = _grade(server, item)
         again = _grade(server, item)
     assert lost["status"] == "error" and "no verdict" in json.dumps(lost), lost
