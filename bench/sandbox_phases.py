@@ -7,10 +7,10 @@ and then with a `bwrap` and interpreter of its own. Every run records when each 
 table splits each run into:
 
     cgroup             making the run's cgroup
-    launch             the zygote: sending the run and its keeper's answer (forked, namespaces made);
-                       a bwrap per run: starting the launcher (Popen)
-    start-up           from there to the runner's main(). The zygote: the run's init joining its cgroups,
-                       mounting and dropping its capabilities. A bwrap per run: the shell joining the cgroups,
+    launch             the zygote: sending the run and its keeper's answer, once the run's init has joined
+                       its cgroups, mounted and dropped its capabilities (the runner may start before the
+                       answer: start-up is then 0); a bwrap per run: starting the launcher (Popen)
+    start-up           from there to the runner's main(). A bwrap per run: the shell joining the cgroups,
                        setpriv, bubblewrap making the namespaces and mounts, the interpreter starting, the
                        runner's code loading; split below by timing the same command line apart, ending in
                        `true` (namespaces) and in `python3 -S -I -c pass` (the interpreter)
@@ -59,8 +59,9 @@ def phase_times(execution: Execution, started: float, tests: int) -> dict[str, f
     first = marks["compiled"][0]
     return {
         "cgroup": marks["cgroup"][0] - started,
-        "launch": marks["spawned"][0] - marks["cgroup"][0],
-        "start-up": marks["runner"][0] - marks["spawned"][0],
+        # Forked from the zygote, the runner may start before the keeper's answer (its init is set up first).
+        "launch": min(marks["spawned"][0], marks["runner"][0]) - marks["cgroup"][0],
+        "start-up": max(marks["runner"][0] - marks["spawned"][0], 0.0),
         "compile": first - marks["runner"][0],
         "first test": results[0] - first,
         "each further test": (results[-1] - results[0]) / (tests - 1) if tests > 1 else 0.0,
