@@ -643,6 +643,8 @@ def check_pods(sandbox: Pod, api: Pod) -> None:
     assert ready["isolation"] == f"bwrap+cgroup{host_version()}", ready  # a cgroup per run, no node path mounted
     results = grade(api.url, [*MATH_ITEMS, CODE_ITEM])
     assert [(r["status"], r["reward"]) for r in results] == [("ok", 1.0), ("ok", 0.0), ("ok", 1.0)], results
+    logs = sandbox.logs()  # the run was forked from the zygote (sandbox/zygote.py): the pod's seccomp allows it
+    assert "cannot start runs here" not in logs and "with bwrap instead" not in logs, logs
     for pod, name in ((sandbox, "sandbox"), (api, "reward-api")):
         for kind in PROBES:
             failure = probe_passes(pod.url, container(name)[kind])
