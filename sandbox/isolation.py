@@ -173,10 +173,11 @@ def bwrap_argv(
     size: SandboxSize, env: dict[str, str], extra_ro: Sequence[str] = (), command: Sequence[str] | None = None
 ) -> list[str]:
     """The bubblewrap command line that starts the runner inside fresh namespaces; `command` (the zygote's, which
-    keeps its capabilities in its user namespace to make each run's namespaces) in place of the runner."""
+    keeps its capabilities in its user namespace to make each run's namespaces) in place of the runner. The zygote
+    lives as long as its control socket, not as the thread that started it (--die-with-parent's parent)."""
     argv = [
-        "bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-        *(["--as-pid-1", "--cap-drop", "ALL"] if command is None else ["--cap-add", "ALL"]),
+        "bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--new-session",
+        *(["--as-pid-1", "--die-with-parent", "--cap-drop", "ALL"] if command is None else ["--cap-add", "ALL"]),
         "--hostname", "sandbox",
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",

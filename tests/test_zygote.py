@@ -9,6 +9,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
+import sys
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -128,3 +132,34 @@ def test_a_zygote_the_host_refuses_is_not_used(
     assert executor.zygote.refused is not None and "mount /nowhere" in executor.zygote.refused
     refusals = [r for r in caplog.records if "cannot start runs here" in r.getMessage()]
     assert len(refusals) == 1 and "bwrap" in refusals[0].getMessage()
+
+
+def test_the_zygote_outlives_the_thread_that_started_it() -> None:
+    """A thread's exit is its children's parent death (PR_SET_PDEATHSIG): the zygote must not go with the first
+    thread that ran a program, nor take other threads' runs with it."""
+    executor = Executor(parallel=1, compile_cache=None, zygote=True)
+    thread = threading.Thread(target=inspect, args=(executor,))
+    thread.start()
+    thread.join()
+    started = executor.zygote.pid
+    time.sleep(0.2)
+    inspect(executor)
+    assert started is not None and executor.zygote.pid == started
+
+
+def test_the_zygote_ends_with_the_process_that_started_it() -> None:
+    """No finalizer runs on os._exit: the zygote ends when its control socket closes, with nothing left behind."""
+    script = (
+        "import os\n"
+        "from sandbox.executor import Executor, TestInput\n"
+        "executor = Executor(parallel=1, compile_cache=None, zygote=True)\n"
+        "assert executor.run('python', 'print(1)', [TestInput()]).tests[0].stdout == '1\\n'\n"
+        "print(executor.zygote.pid, flush=True)\n"
+        "os._exit(0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    zygote_pid = int(done.stdout)
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{zygote_pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{zygote_pid}").exists()
