@@ -300,7 +300,7 @@ class RewardEngine:
                 seconds=outcome.seconds, queued_seconds=outcome.queued_seconds,
             )  # fmt: skip
         if not self._verifier_failed(job.job, outcome.value):  # else the verifier is asked again when the item returns
-            await self.cache.put(job.key, outcome.value)
+            await self.cache.put(job.key, outcome.value, outcome.pickled)  # the worker's bytes: no re-pickling
         graded = _from_text_grades(job.item, outcome.value, cached=False)
         graded.seconds = outcome.seconds
         return graded
