@@ -48,7 +48,8 @@ def _index_cost(key: bytes, packed: int) -> int:
 
 
 class LRUCache(Generic[V]):
-    """An LRU whose values live pickled (this process's own objects, never bytes from outside) in a log:
+    """An LRU whose values live pickled (this process's own objects, or its grading workers' answers as they sent
+    them; never bytes from outside) in a log:
     one buffer of `max_bytes` written front to back and round again, the oldest entries evicted as the
     write position comes round to them; a hit is written again at the front, so each `get` returns a fresh
     copy. What it holds is its count: the log's span from the oldest entry to the write position (the pages
@@ -82,11 +83,12 @@ class LRUCache(Generic[V]):
         self._append(key, blob)
         return pickle.loads(blob)
 
-    def put(self, key: bytes, value: V) -> None:
-        """Keep `value`. One entry over half the byte budget is not kept."""
+    def put(self, key: bytes, value: V, pickled: bytes | None = None) -> None:
+        """Keep `value`; `pickled`, its pickle where the caller has it (a worker's answer as it came), is kept as it
+        is rather than made again. One entry over half the byte budget is not kept."""
         if self.max_entries <= 0:
             return
-        blob = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+        blob = pickle.dumps(value, pickle.HIGHEST_PROTOCOL) if pickled is None else pickled
         if len(blob) + _index_cost(key, 0) > self.max_bytes // 2:
             return
         if (old := self._index.pop(key, None)) is not None:
@@ -148,7 +150,7 @@ class ResultCache(Protocol[V]):
 
     async def get(self, key: bytes) -> V | None: ...
 
-    async def put(self, key: bytes, value: V) -> None: ...
+    async def put(self, key: bytes, value: V, pickled: bytes | None = None) -> None: ...
 
 
 class ProcessCache(Generic[V]):
@@ -166,8 +168,8 @@ class ProcessCache(Generic[V]):
     async def get(self, key: bytes) -> V | None:
         return self.lru.get(key)
 
-    async def put(self, key: bytes, value: V) -> None:
-        self.lru.put(key, value)
+    async def put(self, key: bytes, value: V, pickled: bytes | None = None) -> None:
+        self.lru.put(key, value, pickled)
 
 
 def open_result_cache(config: Config, metrics: Metrics) -> ResultCache[TextGrades]:

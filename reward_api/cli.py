@@ -17,12 +17,14 @@ from service_kit.cli import configure_logging, run_command
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from reward_api.app import create_app
+    from reward_api.app import create_app, settle_heap
     from service_kit.http_guard import serve
 
     config = Config.from_env(host=args.host, port=args.port, workers=args.workers, item_deadline_s=args.deadline)
     configure_logging(config.log_level)
-    serve(create_app(config), config)
+    app = create_app(config)
+    settle_heap()
+    serve(app, config)
     return 0
 
 

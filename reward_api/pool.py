@@ -72,7 +72,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal, NamedTuple, NoReturn
 
 from reward_api import call_control
 from reward_api.call_control import CallControl
@@ -106,8 +106,10 @@ _LOST = {"hard_timeout": "deadline", "died": "crash", "out_of_memory": "memory"}
 _UNPICKLABLE = (pickle.PicklingError, RecursionError, TypeError, AttributeError)
 
 
-@dataclass(frozen=True)
-class CallOutcome:
+class CallOutcome(NamedTuple):
+    """A call's outcome: immutable, and a tuple because the front makes one per item (a frozen dataclass's
+    __init__ took three times as long)."""
+
     status: Literal["ok", "timeout", "error"]
     value: Any = None
     error: str | None = None
@@ -115,6 +117,7 @@ class CallOutcome:
     queued_seconds: float = 0.0  # waiting for a free worker first
     cpu_seconds: float = 0.0  # CPU the worker itself spent (a timeout with little CPU was starved, not costly)
     worker_died: bool = False  # the worker process died during the call (retried once)
+    pickled: bytes | None = None  # an `ok` value as the worker pickled it: a cache keeps these bytes, not a re-pickle
 
 
 class _DeadlineExceeded(BaseException):
@@ -169,9 +172,12 @@ def _call_with_alarm(func: Callable[..., Any], args: Sequence[Any], soft_deadlin
 
 def _reply(kind: str, payload: Any, cpu_seconds: float) -> bytes:
     """An answer: its kind, payload, the CPU seconds given, and when it ended (time.monotonic(), one clock for
-    every process): the parent may read it later, with the answers after it."""
+    every process): the parent may read it later, with the answers after it. An `ok` value is pickled on its own,
+    so that the parent has its bytes (CallOutcome.pickled)."""
     ended = time.monotonic()
     try:
+        if kind == "ok":
+            payload = pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)
         return pickle.dumps((kind, payload, cpu_seconds, ended))
     except _UNPICKLABLE as exc:
         error = f"the grader's answer could not be sent back ({type(exc).__name__}: {str(exc)[:200]})"
@@ -355,6 +361,11 @@ def _whole_messages(received: bytearray) -> list[bytearray]:
         at = start + size
     del received[:at]
     return messages
+
+
+def _ok(pickled: bytes, timing: dict[str, float]) -> CallOutcome:
+    """A call's value, from the bytes its worker pickled it to (kept with it)."""
+    return CallOutcome("ok", value=pickle.loads(pickled), pickled=pickled, **timing)
 
 
 def _unpicklable(exc: BaseException) -> CallOutcome:
@@ -601,7 +612,7 @@ class WorkerPool:
         if kind in _LOST:
             self._discard(worker, _LOST[kind])
         if kind == "ok":
-            return CallOutcome("ok", value=payload, **timing)
+            return _ok(payload, timing)
         if kind == "cut":
             error = (
                 f"stopped after {self.slow_after_s:g}s: {self.max_slow} slow items were already running aside, "
@@ -637,7 +648,7 @@ class WorkerPool:
             raise
         timing = {"seconds": time.monotonic() - started, "queued_seconds": started - asked, "cpu_seconds": cpu}
         if kind == "ok":
-            return CallOutcome("ok", value=payload, **timing)
+            return _ok(payload, timing)
         if kind == "died":
             return CallOutcome("error", error=payload, worker_died=True, **timing)
         return CallOutcome("timeout" if kind == "stopped" else kind, error=payload, **timing)  # type: ignore[arg-type]

@@ -43,7 +43,7 @@ except ImportError as exc:  # `pip install reward-service[server]` without the R
 import httpx
 from fastapi import FastAPI
 
-from reward_api.app import create_app
+from reward_api.app import create_app, settle_heap
 from reward_api.config import Config
 from reward_api.engine import RewardEngine
 from reward_api.local import free_port
@@ -93,6 +93,7 @@ class RewardService:
     def __serve_build_asgi_app__(self) -> FastAPI:
         """Serve runs the returned app's lifespan (the pool starts) before it routes a request here."""
         self._reward_app = create_app(self.config)
+        settle_heap()
         return self._reward_app
 
     def check_health(self) -> None:

@@ -176,10 +176,10 @@ class SharedCache:
         self.lru.put(key, grades)
         return grades
 
-    async def put(self, key: bytes, value: TextGrades) -> None:
-        """Kept here and in Redis. Awaited (PUT_LINGER_S and a round trip at most): a replica asked for the item
-        after this one answered it finds it."""
-        self.lru.put(key, value)
+    async def put(self, key: bytes, value: TextGrades, pickled: bytes | None = None) -> None:
+        """Kept here (`pickled` as LRUCache.put takes it) and in Redis. Awaited (PUT_LINGER_S and a round trip at
+        most): a replica asked for the item after this one answered it finds it."""
+        self.lru.put(key, value, pickled)
         if self._resting():
             return
         try:

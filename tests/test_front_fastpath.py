@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import operator
+import pickle
 import time
 from typing import Any
 
@@ -13,8 +14,9 @@ import pytest
 
 from reward_api.config import Config
 from reward_api.engine import RewardEngine
+from reward_api.grading import TextGrades
 from reward_api.local import LocalServer
-from reward_api.pool import WorkerPool
+from reward_api.pool import CallOutcome, WorkerPool
 from reward_api.profiles import resolve_profile
 from tests import pool_jobs
 from tests.test_pool import until_full, with_pool
@@ -31,6 +33,7 @@ def test_a_chunk_answers_each_call_in_order() -> None:
     outcomes, restarts = asyncio.run(with_pool(body))
     assert [o.status for o in outcomes] == ["ok"] * 50
     assert [o.value for o in outcomes] == list(range(1, 51))
+    assert [pickle.loads(o.pickled) for o in outcomes] == list(range(1, 51))  # the bytes each came in
     assert restarts == []
 
 
@@ -95,16 +98,18 @@ def cheap(i: int) -> dict[str, Any]:
     return {"id": i, "task": "math", "completion": f"\\boxed{{{i}}}", "reference": str(i)}
 
 
-async def with_engine(body):
-    """An engine with one normal worker whose chunked pool calls are counted (which items went to a worker).
+async def with_engine(body, **settings: Any):
+    """An engine with one normal worker whose chunked pool calls are counted (which items went to a worker);
+    `settings` override its Config (the cache is off unless they say).
 
     A pool test before it may have started this process's forkserver without the graders preloaded: then each
     worker imports them itself, which takes seconds on a loaded machine and more than the default worker memory
     limit allows. Hence a long deadline, no limit, and no stepping aside (nor cut) for a worker still importing."""
-    config = Config.from_env(
-        {}, workers=1, cache_entries=0, heavy_workers=0, code_workers=0, item_deadline_s=60, worker_memory_mb=0,
-        slow_after_s=30,
-    )  # fmt: skip
+    defaults = {
+        "workers": 1, "cache_entries": 0, "heavy_workers": 0, "code_workers": 0, "item_deadline_s": 60,
+        "worker_memory_mb": 0, "slow_after_s": 30,
+    }  # fmt: skip
+    config = Config.from_env({}, **defaults | settings)
     engine = RewardEngine(config)
     await engine.start()
     sent: list[str] = []
@@ -152,6 +157,42 @@ def test_a_request_that_goes_stops_its_own_chunks_but_not_the_items_another_requ
     (staying, again), _ = asyncio.run(with_engine(body))
     assert [r.status for r in staying] == ["ok", "ok"] and staying[0].reward == 1.0
     assert again[0].status == "ok" and again[0].reward == 1.0  # a cancelled item is graded anew, not left waiting
+
+
+def test_the_cache_keeps_the_worker_s_bytes_and_never_a_failed_call() -> None:
+    """An `ok` answer is kept as the bytes its worker pickled it to (not pickled again) and a repeat is an equal
+    answer from the cache; a call that failed is not kept: its item goes to a worker again."""
+    profile = resolve_profile("accuracy")
+    kept: list[tuple[TextGrades, bytes | None]] = []
+
+    async def body(engine: RewardEngine):
+        put, call_many = engine.cache.lru.put, engine.pool.call_many
+
+        def keep(key: bytes, value: TextGrades, pickled: bytes | None = None) -> None:
+            kept.append((value, pickled))
+            put(key, value, pickled)
+
+        async def second_fails(func, calls, *args, **kwargs):
+            outcomes = await call_many(func, calls, *args, **kwargs)
+            return [CallOutcome("error", error="lost") if job.completion == "\\boxed{2}" else outcome
+                    for (job,), outcome in zip(calls, outcomes, strict=True)]  # fmt: skip
+
+        engine.cache.lru.put = keep  # type: ignore[method-assign]
+        engine.pool.call_many = second_fails  # type: ignore[method-assign]
+        first = await engine.grade([cheap(1), cheap(2)], profile)
+        kept_first = len(kept)
+        engine.pool.call_many = call_many  # type: ignore[method-assign]
+        return first, kept_first, await engine.grade([cheap(1), cheap(2)], profile)
+
+    (first, kept_first, again), sent = asyncio.run(with_engine(body, cache_entries=100))
+    assert [r.status for r in first] == ["ok", "error"] and first[1].details["reason"] == "lost"
+    assert kept_first == 1  # the failed call's item was not kept
+    value, pickled = kept[0]
+    assert pickled is not None and pickle.loads(pickled) == value
+    assert [r.status for r in again] == ["ok", "ok"] and again[0].details.get("cached") is True
+    assert (again[0].reward, again[0].components) == (first[0].reward, first[0].components)
+    assert again[0].details["accuracy"] == first[0].details["accuracy"]
+    assert sent == ["\\boxed{1}", "\\boxed{2}", "\\boxed{2}"]  # the failed item went to a worker again
 
 
 @pytest.fixture(scope="module")

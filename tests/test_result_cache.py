@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -83,6 +84,17 @@ def test_a_hit_is_an_equal_copy_and_the_oldest_goes_first() -> None:
     assert lru.get(b"a") == grades(1)  # what a reader does to its answer is not what the next one gets
     lru.put(b"c", grades(3))  # evicts b: a was used after it
     assert (lru.get(b"a"), lru.get(b"b"), lru.get(b"c")) == (grades(1), None, grades(3))
+
+
+def test_a_pickle_given_with_an_answer_is_kept_as_it_is() -> None:
+    """A worker's answer comes pickled: those bytes are what the log holds (counted as they are), not a re-pickle."""
+    given = pickle.dumps(grades(1), protocol=0)  # longer than the cache's own pickle: its length shows which is kept
+    own: LRUCache[TextGrades] = LRUCache(max_entries=10, max_bytes=1 << 20)
+    as_given: LRUCache[TextGrades] = LRUCache(max_entries=10, max_bytes=1 << 20)
+    own.put(b"a", grades(1))
+    as_given.put(b"a", grades(1), given)
+    assert as_given.bytes - own.bytes == len(given) - len(pickle.dumps(grades(1), pickle.HIGHEST_PROTOCOL))
+    assert as_given.get(b"a") == grades(1)
 
 
 def test_one_answer_over_half_the_bound_is_not_kept() -> None:
