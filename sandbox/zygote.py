@@ -130,7 +130,8 @@ class Zygote:
 
 
 def _stop(state: dict) -> None:
-    """Closing the control socket ends the zygote; runs it forked go on (each has a keeper of its own)."""
+    """Closing the control socket ends the zygote, and its runs in flight with it (each keeper's parent-death signal);
+    its `bwrap` launcher is killed and reaped."""
     if state.get("_control") is not None:
         state["_control"].close()
         state["_control"] = None
