@@ -208,9 +208,9 @@ def local_serve_cluster(
     node with the labels the YAML's `label_selector` asks for and `replicas * cpus_per_replica` CPUs, so the
     replicas can only run there. The deployed copy of the YAML differs from `config` only in what one machine
     needs: Serve's HTTP port (a free one on 127.0.0.1), `replicas` replicas (autoscaling bounds), CPUs per
-    replica, and `settings` (`REWARD_API_*`) added to the application's environment. The cluster uses Ray's
-    token authentication with a fresh token, and its processes are stopped by session id on exit, so other Ray
-    clusters on the machine are left alone.
+    replica, and `settings` (`REWARD_API_*`) added to the application's environment. Its nodes are started with
+    CLUSTER_ENV, as a real cluster's. The cluster uses Ray's token authentication with a fresh token, and its
+    processes are stopped by session id on exit, so other Ray clusters on the machine are left alone.
     """
     work_dir = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # short: Ray's socket paths must fit 107 bytes
     sessions: list[int] = []
