@@ -71,8 +71,9 @@ class Row:
 
 # ------------------------------------------------------------------------------ CPU of process trees
 
-# A grading pool's processes: the forkserver that preloads the graders, and the workers it forks (same command line).
-POOL_MARKERS = (b"multiprocessing.forkserver", b"reward_api")
+# A grading pool's processes: the forkserver that preloads the graders, and the workers it forks (same command line);
+# Ray's dashboard runs its modules from a forkserver too (with this checkout on its path), so the preload marks ours.
+POOL_MARKERS = (b"multiprocessing.forkserver", b"reward_api.prewarm")
 
 
 def cpu_seconds(roots: Iterable[int]) -> tuple[float, float]:

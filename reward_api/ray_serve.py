@@ -11,6 +11,10 @@ Each replica runs the app's lifespan (the grading pool starts before Serve route
 grading workers to the CPUs Ray reserved for it (unless REWARD_API_WORKERS says otherwise), and answers Serve's
 health checks from the pool's readiness: a pool whose workers keep failing to start gets its replica replaced.
 
+Start every node with CLUSTER_ENV (`RAY_SERVE_ENABLE_HA_PROXY=1 ray start ...`): each node's HAProxy (shipped
+with `ray[serve]`) forwards requests straight to the replicas' own HTTP servers, instead of Serve's Python proxy
+relaying each request and its body over actor calls, which cost about as much CPU per request as our app.
+
 `local_serve_cluster` starts a throwaway two-node cluster on this machine's loopback and deploys the same YAML
 to it, for tests, benchmarks and trying the deployment out (Linux).
 """
@@ -125,6 +129,9 @@ app = RewardService.bind()
 
 # --- A throwaway local cluster: tests, benchmarks, trying the YAML out -------------------------------------------
 
+CLUSTER_ENV = {"RAY_SERVE_ENABLE_HA_PROXY": "1"}
+"""The environment of `ray start` on every node (Serve's controller, proxies and replicas inherit it)."""
+
 # Ray swaps 127.0.0.1 for the machine's network address ("reachable from other nodes"); another loopback address
 # is kept as it is, so every node of the local cluster talks over loopback.
 LOOPBACK_NODE_IP = "127.0.0.2"
@@ -202,9 +209,9 @@ def local_serve_cluster(
     node with the labels the YAML's `label_selector` asks for and `replicas * cpus_per_replica` CPUs, so the
     replicas can only run there. The deployed copy of the YAML differs from `config` only in what one machine
     needs: Serve's HTTP port (a free one on 127.0.0.1), `replicas` replicas (autoscaling bounds), CPUs per
-    replica, and `settings` (`REWARD_API_*`) added to the application's environment. The cluster uses Ray's
-    token authentication with a fresh token, and its processes are stopped by session id on exit, so other Ray
-    clusters on the machine are left alone.
+    replica, and `settings` (`REWARD_API_*`) added to the application's environment. Its nodes are started with
+    CLUSTER_ENV, as a real cluster's. The cluster uses Ray's token authentication with a fresh token, and its
+    processes are stopped by session id on exit, so other Ray clusters on the machine are left alone.
     """
     work_dir = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # short: Ray's socket paths must fit 107 bytes
     sessions: list[int] = []
@@ -236,7 +243,11 @@ def _start_cluster(
     dashboard_url = f"http://127.0.0.1:{dashboard_port}"
     token = secrets.token_hex(32)
     env = os.environ | {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token, "RAY_DASHBOARD_ADDRESS": dashboard_url}
-    common = ["--node-ip-address", LOOPBACK_NODE_IP, "--temp-dir", str(work_dir), "--disable-usage-stats"]
+    # No log monitor: it tails every worker's log to stream it to drivers, and `serve deploy` leaves none.
+    common = [
+        "--node-ip-address", LOOPBACK_NODE_IP, "--temp-dir", str(work_dir), "--disable-usage-stats",
+        "--include-log-monitor=false",
+    ]  # fmt: skip
     head = [
         "--head", f"--port={gcs_port}", "--num-cpus=1", "--num-gpus=1", "--include-dashboard=true",
         "--dashboard-host=127.0.0.1", f"--dashboard-port={dashboard_port}", f"--ray-client-server-port={free_port()}",
@@ -250,7 +261,7 @@ def _start_cluster(
             f"--dashboard-agent-listen-port={free_port()}", f"--dashboard-agent-grpc-port={free_port()}",
             f"--runtime-env-agent-port={free_port()}", f"--metrics-export-port={free_port()}",
         ]  # fmt: skip
-        _ray_start([*node, *common, *ports], env, work_dir, sessions)
+        _ray_start([*node, *common, *ports], env | one_machine_node_env(), work_dir, sessions)
 
     cluster = LocalServeCluster(
         url=f"http://127.0.0.1:{http_port}", dashboard_url=dashboard_url, env=env, config_path=config_path,
@@ -274,6 +285,16 @@ def _fit_one_machine(
     deployment.pop("num_replicas", None)
     autoscaling = deployment.setdefault("autoscaling_config", {})
     autoscaling.update(min_replicas=replicas, max_replicas=replicas)
+
+
+def one_machine_node_env() -> dict[str, str]:
+    """CLUSTER_ENV for one of several nodes on one machine: its HAProxy's stats and metrics ports of its own (Ray's
+    defaults are fixed numbers), sharing Serve's HTTP port with the other nodes' (SO_REUSEPORT, as Serve's proxy)."""
+    return CLUSTER_ENV | {
+        "RAY_SERVE_HAPROXY_STATS_PORT": str(free_port()),
+        "RAY_SERVE_HAPROXY_METRICS_PORT": str(free_port()),
+        "SERVE_SOCKET_REUSE_PORT_ENABLED": "1",
+    }
 
 
 def _ray_start(args: list[str], env: dict[str, str], work_dir: Path, sessions: list[int]) -> None:

@@ -17,7 +17,14 @@ import yaml
 from reward_api.config import Config
 from reward_api.engine import RewardEngine
 from reward_api.local import LocalServer
-from reward_api.ray_serve import SERVE_CONFIG, UNREADY_GRACE_S, PoolHealth, local_serve_cluster
+from reward_api.ray_serve import (
+    CLUSTER_ENV,
+    SERVE_CONFIG,
+    UNREADY_GRACE_S,
+    PoolHealth,
+    local_serve_cluster,
+    one_machine_node_env,
+)
 from trainer_client.client import RewardClient
 
 FIXED = [
@@ -74,6 +81,19 @@ def live_processes() -> dict[int, int]:
     return parents
 
 
+def haproxy_node_ids(node_ids: set[str]) -> set[str]:
+    """Those of `node_ids` whose HAProxy runs: Serve names its config file after the node."""
+    found = set()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # exited meanwhile
+            continue
+        if Path(argv[0].decode(errors="replace")).name == "haproxy":
+            found |= {node for node in node_ids if node.encode() in b" ".join(argv)}
+    return found
+
+
 def descendants(pid: int) -> set[int]:
     """Live processes below `pid`: a replica's forkserver and its grading workers."""
     parents = live_processes()
@@ -116,6 +136,8 @@ def test_ray_serve_grades_like_one_local_service_and_survives_a_killed_replica(t
         assert {nodes[r["node_id"]]["labels"].get("node-kind") for r in replicas} == {"cpu"}, replicas
         head = next(node for node in nodes.values() if node["is_head_node"])
         assert head["resources_total"].get("GPU") == 1 and head["resources_total"]["CPU"] >= 1
+        # Requests go through each node's HAProxy straight to the replicas, not through Serve's Python proxy.
+        assert haproxy_node_ids(set(nodes)) == set(nodes)
         # Each replica's pool is sized to the one CPU it reserved (not to the machine's cores).
         ready = httpx.get(f"{cluster.url}/readyz", timeout=10).json()
         assert ready | {"code": None} == {"ready": True, "workers": 1, "want": 1, "code": None}
@@ -174,3 +196,10 @@ def test_the_deploy_config_follows_serves_schema_and_keeps_graders_off_gpu_nodes
     assert 2 <= autoscaling["min_replicas"] < autoscaling["max_replicas"], autoscaling
     # A replica's pool may be unready for UNREADY_GRACE_S; Serve's checks must give it that long before replacing it.
     assert deployment.health_check_timeout_s >= UNREADY_GRACE_S
+
+
+def test_nodes_of_one_machine_enable_haproxy_each_on_ports_of_its_own() -> None:
+    first, second = one_machine_node_env(), one_machine_node_env()
+    assert first.items() >= CLUSTER_ENV.items() and second.items() >= CLUSTER_ENV.items()
+    ports = ["RAY_SERVE_HAPROXY_STATS_PORT", "RAY_SERVE_HAPROXY_METRICS_PORT"]
+    assert len({env[port] for env in (first, second) for port in ports}) == 4
