@@ -245,8 +245,8 @@ def main() -> None:
     settings = {
         "REWARD_API_WORKERS": str(args.workers),
         "REWARD_API_CACHE_ENTRIES": "0",
-        # Items that look costly go to a heavy lane at nice 19; on a shared machine other users' processes starve
-        # it, and the figures would measure them. Every worker here is a normal one.
+        # Items that look costly go to a heavy lane, at nice 19 once slow; on a shared machine other users'
+        # processes starve it, and the figures would measure them. Every worker here is a normal one.
         "REWARD_API_HEAVY_WORKERS": "0",
         "REWARD_API_LOG_LEVEL": "warning",
     }

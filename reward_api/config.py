@@ -37,7 +37,7 @@ class Config(HttpSettings):
     slow_after_s: float = 0.25  # an item past this much CPU steps aside: a fresh worker takes its place
     max_slow_calls: int = 0  # calls stepped aside at once (each holds a process); 0 = 4 per worker;
     # past it a slow item is cut at slow_after_s with status `timeout`, so normal items keep flowing
-    heavy_workers: int = -1  # low-priority workers for items that look costly (integrals, long sums, ...)
+    heavy_workers: int = -1  # workers for items that look costly (integrals, long sums, ...), lowered once slow
     # from the start; -1 = one per worker, 0 = none (such items share the normal workers)
     # workers for code items, which mostly wait for their sandboxed programs: a program spinning to its time
     # limit never holds a worker normal items need; -1 = one per worker, 0 = none (code shares the normal workers)

@@ -6,7 +6,7 @@ the worker pool, then add length components and combine everything into rewards.
 
 An item waits for a worker at most `queue_timeout_s` from its batch's arrival, then has
 its deadline in the worker. An item that looks costly (`grading.looks_costly`: integrals,
-long sums, huge texts) waits for the pool's low-priority heavy lane instead. The others go to the pool
+long sums, huge texts) waits for the pool's heavy lane instead (lowered once it proves slow). The others go to the pool
 in chunks (`WorkerPool.call_many`: one message per worker for many items, each keeping its own deadline):
 for cheap items the round trip per item cost more than grading them. A batch is walked in plain loops, with
 no task per item, for the same reason. Identical items in flight share one worker call, which is cancelled

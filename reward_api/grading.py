@@ -101,10 +101,11 @@ _COSTLY_TEXT_CHARS = 100_000  # any task: texts this long take long to read
 
 
 def looks_costly(job: ItemJob) -> bool:
-    """Whether an item goes to the pool's heavy lane (low CPU priority) from the start.
+    """Whether an item goes to the pool's heavy lane, where it never holds a normal worker.
 
-    A guess that costs microseconds: a wrong "yes" only grades an item at low priority, a wrong
-    "no" is caught by the pool, which moves a call aside once it has burnt `slow_after_s` of CPU.
+    A guess that costs microseconds: a wrong "yes" costs nothing (a heavy item runs at normal priority
+    until it has burnt `slow_after_s` of CPU), a wrong "no" is caught by the pool, which moves a call
+    aside once it has burnt `slow_after_s` of CPU.
     Code items never: their cost is their sandboxed programs, limited on their own.
     """
     if job.task == "code":

@@ -24,8 +24,12 @@ own (sandboxed code) are demoted without renicing, under a cap of their own, and
 it keep their worker rather than be cut.
 
 Calls that look costly before they start (the caller says so: `heavy=True`) go to a
-heavy lane of `heavy_size` workers kept at a low CPU priority from their start: they
-never take a normal worker, and they cost no fork, unlike a demotion.
+heavy lane of `heavy_size` workers: they never take a normal worker. A heavy call runs at
+normal priority until it has burnt `slow_after_s` of CPU, like any call, and then keeps its
+worker, reniced to the lowest priority (never cut: this lane is where costly calls may take
+their time); that worker is replaced when the call ends. The guess is cheap and often wrong,
+and a call at the lowest priority from its start got no CPU at all while normal calls kept
+the cores busy: one that needed milliseconds answered `timeout` at its deadline (issue 20).
 
 Calls whose work runs in child processes (`in_children=True`: sandboxed programs, which
 mostly means waiting) go to a lane of `children_size` workers of their own, each running
@@ -81,7 +85,7 @@ from sandbox.cpu_priority import threads_of
 log = logging.getLogger("reward_api.pool")
 
 SOFT_FRACTION = 0.9  # the in-worker alarm fires before the parent's hard kill
-LOW_NICENESS = 19  # demoted and heavy-lane workers: only the CPU normal workers leave (~1.5% of a core)
+LOW_NICENESS = 19  # slow calls' workers: only the CPU normal workers leave (~1.5% of a core)
 _START_TIMEOUT_S = 120.0
 _CUT_GRACE_S = 1.0  # a cut call not answering its alarm by then is stuck in C code: its worker is replaced
 _SOFT_DEADLINE = struct.Struct("d")  # prefixes each request: the worker's alarm, in seconds
@@ -272,13 +276,14 @@ class _Worker:
         self.received = bytearray()  # a one-call-at-a-time worker's pipe, read in bulk: a message's start
         self.answers: deque[tuple[str, Any, float, float]] = deque()  # read, not yet taken
         self.demoted = False
+        self.lowered = False  # reniced to LOW_NICENESS (it cannot be un-niced)
         self.calls: dict[int, asyncio.Future] = {}  # side-by-side lane: calls sent and not yet answered
         self.send_lock = asyncio.Lock()  # side-by-side lane: one message at a time on the pipe
 
     @property
     def low_priority(self) -> bool:
-        """Already out of the normal workers' way: demoted, or a worker of the heavy lane."""
-        return self.demoted or self.lane.niceness > 0
+        """Already out of the normal workers' way: demoted, or reniced in the heavy lane."""
+        return self.demoted or self.lowered
 
     def cpu_now(self) -> float:
         """The worker's CPU seconds so far, read from outside (it may be stuck in C code)."""
@@ -288,11 +293,12 @@ class _Worker:
         except (OSError, IndexError, ValueError):
             return self.cpu_seen
 
-    def renice(self, niceness: int) -> None:
-        """Lower every thread's priority (Linux niceness is per thread)."""
+    def lower(self) -> None:
+        """Lower every thread's priority to LOW_NICENESS (Linux niceness is per thread)."""
+        self.lowered = True
         for thread in threads_of(self.process.pid):
             with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, thread, niceness)
+                os.setpriority(os.PRIO_PROCESS, thread, LOW_NICENESS)
 
     def take_answers(self) -> bool:
         """Read all the answers the pipe holds (after `select` saw it readable), at least one; False at its end.
@@ -334,12 +340,13 @@ class _Chunk:
 
 @dataclass(eq=False)
 class _Lane:
-    """Workers of one CPU priority: how many there should be, those alive, and a free slot per call each
-    may take (one for most lanes; a worker appears in `idle` once per free slot)."""
+    """Workers of one kind: how many there should be, those alive, and a free slot per call each may take
+    (one for most lanes; a worker appears in `idle` once per free slot). In a lane where slow calls stay
+    (the heavy lane), a slow call keeps its worker, lowered, instead of stepping aside or being cut."""
 
     size: int
-    niceness: int
     calls_at_once: int = 1
+    slow_calls_stay: bool = False
     workers: set[_Worker] = field(default_factory=set)
     idle: asyncio.Queue[_Worker] = field(default_factory=asyncio.Queue)
 
@@ -412,9 +419,9 @@ class WorkerPool:
         self._on_restart = on_restart or (lambda reason: None)
         self._ctx = multiprocessing.get_context("forkserver")
         self._ctx.set_forkserver_preload(list(preload))
-        self._normal = _Lane(size, niceness=0)
-        self._heavy = _Lane(heavy_size, niceness=LOW_NICENESS)
-        self._children = _Lane(children_size, niceness=0, calls_at_once=max(1, children_calls))
+        self._normal = _Lane(size)
+        self._heavy = _Lane(heavy_size, slow_calls_stay=True)
+        self._children = _Lane(children_size, calls_at_once=max(1, children_calls))
         self._slow: set[_Worker] = set()  # demoted, each finishing one slow call
         self._slow_in_children: set[_Worker] = set()  # the same, for calls whose work is in child processes
         self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="pool-io")
@@ -758,13 +765,16 @@ class WorkerPool:
             await asyncio.sleep(_ANSWERS_NAP_S)
         # Look at the call every slow_after_s. It is slow once it has burnt slow_after_s of CPU (a call that
         # merely waited for a core on a busy machine is not), or run that long when its work is in child
-        # processes. A slow call steps aside if a slot for slow calls is free, else (CPU-bound) it is cut.
+        # processes. A slow call steps aside if a slot for slow calls is free, else (CPU-bound) it is cut; in the
+        # heavy lane it stays, lowered.
         while not await self._readable(worker.conn, self._step(worker, cut, expires_at)):
             if time.monotonic() >= expires_at:
                 return ("hard_timeout", None, worker.cpu_now() - cpu_before, time.monotonic())
             if worker.low_priority or cut or (renice and worker.cpu_now() - cpu_before < self.slow_after_s):
                 continue
-            if len(self._slow if renice else self._slow_in_children) < self.max_slow:
+            if worker.lane.slow_calls_stay:
+                worker.lower()
+            elif len(self._slow if renice else self._slow_in_children) < self.max_slow:
                 self._demote(worker, renice)
                 if on_aside is not None:
                     on_aside()
@@ -810,14 +820,17 @@ class WorkerPool:
         worker.lane.workers.discard(worker)
         (self._slow if renice else self._slow_in_children).add(worker)
         if renice:
-            worker.renice(LOW_NICENESS)  # (sandboxed programs lower their own priority: cpu_priority.py)
+            worker.lower()  # (sandboxed programs lower their own priority: cpu_priority.py)
         self._start_replacement(worker.lane)
 
     def _release(self, worker: _Worker) -> None:
-        """A worker whose call ended: back to the pool, or gone if it was demoted (it cannot be un-niced)."""
-        if worker.demoted:
+        """A worker whose call ended: back to the pool, or gone if it was demoted or lowered (it cannot be
+        un-niced; a lowered one is replaced in its lane)."""
+        if worker.demoted or worker.lowered:
             self._forget(worker)
             worker.kill()
+            if not worker.demoted:
+                self._start_replacement(worker.lane)
         else:
             worker.lane.idle.put_nowait(worker)
 
@@ -883,8 +896,6 @@ class WorkerPool:
         except (EOFError, OSError):
             worker.kill()
             raise RuntimeError(f"grading worker failed to start (exit code {process.exitcode})") from None
-        if lane.niceness:
-            worker.renice(lane.niceness)
         lane.workers.add(worker)
         return worker
 

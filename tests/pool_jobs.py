@@ -49,9 +49,10 @@ def write_pid_then_sleep(path: str, seconds: float) -> int:
 
 
 def spin_then_report_niceness(seconds: float) -> int:
-    """Burn CPU past the pool's `slow_after_s`, then say at which priority this ran."""
-    until = time.monotonic() + seconds
-    while time.monotonic() < until:
+    """Burn `seconds` of CPU (past the pool's `slow_after_s`, however busy the machine), then say at which
+    priority this ran."""
+    until = time.process_time() + seconds
+    while time.process_time() < until:
         pass
     return os.getpriority(os.PRIO_PROCESS, 0)
 

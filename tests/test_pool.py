@@ -198,18 +198,27 @@ def test_a_soft_timeout_reports_the_cpu_the_call_burnt() -> None:
     assert quick.cpu_seconds < spun.cpu_seconds / 2
 
 
-def test_calls_that_look_costly_run_in_the_heavy_lane_at_low_priority() -> None:
-    """One normal and one heavy worker: the heavy call never holds the normal one, and is never demoted."""
+def test_calls_that_look_costly_run_in_the_heavy_lane_and_step_down_once_slow() -> None:
+    """One normal and one heavy worker: the heavy call never holds the normal one, and is never demoted. A heavy
+    call runs at normal priority until it has burnt slow_after_s (issue 20: at the lowest priority from its start,
+    one that needed milliseconds got no CPU while normal calls kept the cores busy); a slow one is lowered where it
+    runs, and its worker is replaced afterwards, so the lane's next call starts at normal priority again."""
+    normal = os.getpriority(os.PRIO_PROCESS, 0)  # the workers' niceness unless lowered
 
     async def body(pool: WorkerPool):
+        cheap = await pool.call(pool_jobs.spin_then_report_niceness, 0.01, heavy=True)
         heavy = asyncio.ensure_future(pool.call(pool_jobs.spin_then_report_niceness, 1.0, heavy=True))
         quick = [await pool.call(pool_jobs.add, i, 1) for i in range(10)]
         heavy_done_before_quick = heavy.done()
-        return quick, heavy_done_before_quick, await heavy, pool.slow
+        slow = await heavy
+        after = await pool.call(pool_jobs.spin_then_report_niceness, 0.01, heavy=True)
+        return quick, heavy_done_before_quick, cheap, slow, pool.slow, after
 
-    (quick, heavy_done_first, heavy, demoted), restarts = run(
+    (quick, heavy_done_first, cheap, slow, demoted, after), restarts = run(
         with_pool(body, size=1, heavy_size=1, deadline_s=10, slow_after_s=0.2)
     )
     assert [o.value for o in quick] == list(range(1, 11)) and not heavy_done_first
-    assert heavy.status == "ok" and heavy.value == LOW_NICENESS
+    assert cheap.status == "ok" and cheap.value == normal
+    assert slow.status == "ok" and slow.value == LOW_NICENESS
+    assert after.status == "ok" and after.value == normal
     assert demoted == 0 and restarts == []
