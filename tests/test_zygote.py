@@ -96,14 +96,14 @@ def test_a_run_sees_only_its_own_processes_fresh_files_and_its_cgroup(executor: 
     assert seen["hostname"] == "sandbox"
 
 
-def test_a_run_has_loopback_and_nothing_else() -> None:
+def test_a_run_has_loopback_and_nothing_else(executor: Executor) -> None:
     program = (
         "import socket\n"
         "server = socket.create_server(('localhost', 0))\n"
         "client = socket.create_connection(server.getsockname())\n"
         "print(sorted(name for _, name in socket.if_nameindex()))\n"
     )
-    execution = Executor(parallel=1, zygote=True).run("python", program, [Input()], LIMITS)
+    execution = executor.run("python", program, [Input()], LIMITS)
     assert execution.tests[0] is not None and execution.tests[0].stdout.strip() == "['lo']"
 
 
