@@ -108,6 +108,9 @@ _ANSWERS_NAP_S = 0.002  # with more of a chunk to come, wait this long for answe
 _LOST = {"hard_timeout": "deadline", "died": "crash", "out_of_memory": "memory"}
 # What pickling raises for what it cannot carry: a lambda, a socket, a list nested a thousand deep.
 _UNPICKLABLE = (pickle.PicklingError, RecursionError, TypeError, AttributeError)
+# multiprocessing's Process.start() polls every child started before it, and two polls of one dead child at once
+# split its exit status between them (the loser reads 255): starts (in threads) and exit-code reads take turns.
+_CHILD_STATUS_LOCK = threading.Lock()
 
 
 class CallOutcome(NamedTuple):
@@ -379,6 +382,18 @@ def _unpicklable(exc: BaseException) -> CallOutcome:
     return CallOutcome("error", error=f"the item cannot be sent to a grading process ({type(exc).__name__})")
 
 
+def start_worker_process(process: multiprocessing.process.BaseProcess) -> None:
+    with _CHILD_STATUS_LOCK:
+        process.start()
+
+
+def worker_exit_code(process: multiprocessing.process.BaseProcess, wait_s: float = 1.0) -> int | None:
+    """A dead worker's exit code, once the forkserver (its parent) has reaped it; None if not within `wait_s`."""
+    with _CHILD_STATUS_LOCK:
+        process.join(wait_s)
+        return process.exitcode
+
+
 def _no_worker_in_time(asked: float) -> CallOutcome:
     """A call that waited for a free worker (or slot) until its `wait_until`: answered unrun."""
     waited = time.monotonic() - asked
@@ -614,8 +629,7 @@ class WorkerPool:
         self, worker: _Worker, kind: str, payload: Any, timing: dict[str, float], deadline: float
     ) -> CallOutcome:
         """A one-call-at-a-time worker's answer to one call; a worker the call cost (`_LOST`) is discarded here."""
-        if kind == "died":
-            worker.process.join(timeout=1)  # reap it so the exit code is known
+        exit_code = worker_exit_code(worker.process) if kind == "died" else None  # before the discard kills it
         if kind in _LOST:
             self._discard(worker, _LOST[kind])
         if kind == "ok":
@@ -629,7 +643,7 @@ class WorkerPool:
         if kind == "hard_timeout":
             return CallOutcome("timeout", error=f"killed at the {deadline:.3g}s deadline", **timing)
         if kind == "died":
-            error = f"grading process died (exit code {worker.process.exitcode})"
+            error = f"grading process died (exit code {exit_code})"
             return CallOutcome("error", error=error, worker_died=True, **timing)
         # "out_of_memory"; "timeout" (its own alarm) or "error" (a grader's exception): the worker lives on
         return CallOutcome("error" if kind == "out_of_memory" else kind, error=payload, **timing)  # type: ignore[arg-type]
@@ -885,7 +899,7 @@ class WorkerPool:
             name="reward-grader",
         )
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._threads, process.start)
+        await loop.run_in_executor(self._threads, start_worker_process, process)
         child_conn.close()
         worker = _Worker(process, parent_conn, lane)
         if not await self._readable(parent_conn, _START_TIMEOUT_S):
@@ -895,7 +909,7 @@ class WorkerPool:
             _, _, worker.cpu_seen = pickle.loads(await loop.run_in_executor(self._threads, parent_conn.recv_bytes))
         except (EOFError, OSError):
             worker.kill()
-            raise RuntimeError(f"grading worker failed to start (exit code {process.exitcode})") from None
+            raise RuntimeError(f"grading worker failed to start (exit code {worker_exit_code(process)})") from None
         lane.workers.add(worker)
         return worker
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import multiprocessing.connection
 import os
 import signal
+import threading
 import time
 
 import pytest
 
-from reward_api.pool import LOW_NICENESS, WorkerPool
+from reward_api.pool import LOW_NICENESS, WorkerPool, start_worker_process, worker_exit_code
 from tests import pool_jobs
 
 
@@ -29,7 +32,7 @@ async def with_pool(body, size: int = 2, deadline_s: float = 1.0, memory_mb: int
 
 async def until_full(pool: WorkerPool) -> int:
     """Replacements start in the background; give them time to come up."""
-    for _ in range(100):
+    for _ in range(300):
         if pool.alive == pool.size:
             break
         await asyncio.sleep(0.1)
@@ -88,6 +91,23 @@ def test_replaced_workers_are_new_processes() -> None:
     (before, after), restarts = run(with_pool(body, size=1))
     assert len(before) == 1 and len(after) == 1 and before != after
     assert restarts == ["crash", "crash"]
+
+
+def test_an_exit_code_is_read_whole_while_another_worker_starts() -> None:
+    """multiprocessing polls every earlier child as it starts one (in a pool thread), and a poll racing the pool's
+    own read split a crashed worker's exit status between them: the pool once reported exit code 255."""
+    context = multiprocessing.get_context("forkserver")
+    codes = []
+    for _ in range(300):
+        crashed = context.Process(target=os._exit, args=(3,))
+        start_worker_process(crashed)
+        multiprocessing.connection.wait([crashed.sentinel])  # reaped by the forkserver: its exit status waits
+        another = context.Process(target=time.sleep, args=(0.2,))
+        starting = threading.Thread(target=start_worker_process, args=(another,))
+        starting.start()
+        codes.append(worker_exit_code(crashed))
+        starting.join()
+    assert codes == [3] * 300
 
 
 def test_pool_size_must_be_positive() -> None:
