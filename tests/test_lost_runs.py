@@ -6,6 +6,7 @@ caller is not lost."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -46,28 +47,52 @@ def _parent(pid: int) -> int:
         return 0
 
 
-def bwrap_of(ancestor: int) -> list[int]:
-    """The outer bubblewrap processes below `ancestor`: a run's own (its runner is their namespace's PID 1), or the
-    zygote's."""
+def _a_runs_own_bwrap(pid: int) -> bool:
+    """A run's own `bwrap` (its runner is the namespace's PID 1), not a zygote's."""
+    try:
+        return b"--as-pid-1" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+
+
+def _outer_bwraps(ancestor: int) -> list[int]:
     return [pid for pid in descendants(ancestor) if _comm(pid) == "bwrap" and _comm(_parent(pid)) != "bwrap"]
 
 
+def bwrap_of(ancestor: int) -> list[int]:
+    """The `bwrap` of each run started in one of its own below `ancestor` (never a zygote's, which an earlier test's
+    executor may still hold)."""
+    return [pid for pid in _outer_bwraps(ancestor) if _a_runs_own_bwrap(pid)]
+
+
 def _below(find: Finder) -> Finder:
-    """The python3 children of what `find` finds."""
+    """The direct children of what `find` finds."""
     return lambda ancestor: [pid for above in find(ancestor) for pid in descendants(above) if _parent(pid) == above]
 
 
-def _python_below_bwrap(ancestor: int) -> list[int]:
-    """The python3 processes whose parent is a `bwrap`: each run's runner, or the zygote."""
-    return [pid for pid in descendants(ancestor) if _comm(pid) == "python3" and _comm(_parent(pid)) == "bwrap"]
+def _python_below_bwrap(runs: bool) -> Finder:
+    """The python3 processes whose parent is a `bwrap`: each run's runner (`runs`), or the zygote."""
+
+    def find(ancestor: int) -> list[int]:
+        below = [pid for pid in descendants(ancestor) if _comm(pid) == "python3" and _comm(_parent(pid)) == "bwrap"]
+        return [pid for pid in below if _a_runs_own_bwrap(_parent(pid)) == runs]
+
+    return find
 
 
-runner_of = _python_below_bwrap  # a run in a bwrap of its own: its runner
-zygote_of = _python_below_bwrap
+runner_of = _python_below_bwrap(runs=True)  # a run in a bwrap of its own: its runner
+zygote_of = _python_below_bwrap(runs=False)
 keeper_of = _below(zygote_of)  # each run forked by the zygote: its keeper, parent of the run's init (its runner)
 zygote_runner_of = _below(keeper_of)
 # How a run is lost from outside, in each way a run starts: (the executor's zygote setting, the sandbox, its runner).
 LAUNCHES = {"bwrap": (False, bwrap_of, runner_of), "zygote": (True, keeper_of, zygote_runner_of)}
+
+
+@pytest.fixture(autouse=True)
+def _no_zygote_of_earlier_tests() -> None:
+    """Executors of earlier tests, unreachable but in reference cycles, end their zygotes when collected: before a test
+    looks for the zygote of its own."""
+    gc.collect()
 
 
 @contextmanager
