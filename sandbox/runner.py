@@ -8,10 +8,10 @@ expected answers never enter the sandbox.
 Python solutions skip interpreter start-up: the runner forks per test and the child
 execs the solution's code object (the "zygote" mode). A test's own code (assert and
 function-call tests) runs after it apart from it, on plain data (Harness). The source is byte-compiled once
-beforehand in a child of its own, under the compile limits (compiling takes ~200
-bytes of memory per byte of dense source, and time quadratic in some shapes), which
-hands the runner the marshalled code: the runner never holds the syntax tree, and a
-program too big or too slow to compile gets a compile verdict instead of killing it.
+beforehand. Past INLINE_COMPILE_BYTES that is in a child of its own, under the compile limits (compiling takes
+~200 bytes of memory per byte of dense source, and time quadratic in some shapes), which hands the runner the
+marshalled code: the runner never holds a big syntax tree, and a program too big or too slow to compile gets a
+compile verdict instead of killing it. Smaller sources compile in the runner.
 
 The untrusted children share the runner's uid, so the runner makes itself
 non-dumpable: its /proc entries (fds, memory) become unreachable to them, and they
@@ -22,7 +22,8 @@ interpreter's own): the host sends this module already compiled (isolation.py), 
 marshalled (the host's own data), results go out as JSON written here, and only C modules are
 imported (json, selectors, signal and ctypes would each import enum, collections or more:
 6 ms together). Of the modules solutions and tests commonly import, those their code names are
-imported once before the tests fork (WARM_MODULES), not in every test.
+imported once before the tests fork (WARM_MODULES), not in every test; a zygote imports the standard library's
+among them once for all its runs (warm_for_runs).
 """
 
 import _ctypes
@@ -47,6 +48,9 @@ dumps, loads = marshal.dumps, marshal.loads
 ModuleType = type(os)
 
 PR_SET_DUMPABLE = 4
+# Python sources (the solution and its tests' code) up to this size compile in the runner: a few MB and at most
+# ~0.1 s (nested lambdas, the slowest shape), where a child of their own costs ~3 ms of CPU a run.
+INLINE_COMPILE_BYTES = 8 * 1024
 STDERR_TAIL = 4096
 # How often a running test's CPU use and waits are looked at (seconds); sooner when a test may reach YIELD_CPU_NS.
 WAIT_LOOK_S = 0.02
@@ -65,10 +69,12 @@ MEMORY_EXHAUSTED_SHARE = 0.9
 # Imported before the tests fork, when the solution or a test's code names them, so each test does not import
 # them again (json: function-call tests' harness, sandbox/judge.py; pandas and scipy, from the full runtime set,
 # take a third of a second each).
-WARM_MODULES = (
+STDLIB_WARM_MODULES = (
     "math", "collections", "itertools", "functools", "heapq", "bisect", "re", "string", "typing", "random", "json",
-    "numpy", "sortedcontainers", "pandas", "scipy",
 )  # fmt: skip
+WARM_MODULES = (*STDLIB_WARM_MODULES, "numpy", "sortedcontainers", "pandas", "scipy")
+# A zygote's (sandbox/zygote_server.py, warm_for_runs): the modules it loaded, and pristine_state() of them.
+zygote_pristine = None
 # Python's runtime libraries (sandbox/languages/python.py's packages), after the standard library: read-only under /usr.
 RUNTIME_PATHS = ("/usr/lib/python3/dist-packages",)
 
@@ -167,7 +173,7 @@ def spawn(spec, limits, slot=None):
             prefer_for_oom_kill()
             set_limits(limits, spec["address_space"], slotted=slot is not None)
             if spec.get("python_compile"):
-                compile_python(*spec["python_compile"], limits)
+                compile_in_child(*spec["python_compile"], limits)
             if spec.get("error"):
                 os.write(2, spec["error"].encode(errors="replace") + b"\n")
                 os._exit(1)
@@ -226,30 +232,62 @@ class MemorySlot:
         return False
 
 
-def compile_python(source_path, code_path, test_sources, limits):
-    """In a forked child, under the compile limits: byte-compile the solution and each test's own code
-    (assert and call tests: some hold megabytes of data) into `code_path`, as (solution, [per test]).
+def compile_python(source_path, test_sources):
+    """The solution and each test's own code (assert and call tests: some hold megabytes of data) byte-compiled:
+    (solution, [per test]). A test whose code does not compile has its error (a string) instead: that test's
+    failure, not the solution's. Raises COMPILE_FAILURES when the solution does not compile."""
+    with open(source_path, encoding="utf-8") as handle:
+        code = compile(handle.read(), "main.py", "exec")
+    return code, [compile_test(source) for source in test_sources]
 
-    Exits 0 when the solution compiled; else 1 with the error on stderr (what `python main.py` prints
-    first). A test whose code does not compile is that test's failure (a string, its error), not the
-    solution's.
-    """
+
+COMPILE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError)
+
+
+def compile_failure(exc, limits):
+    """What `python main.py` prints first when its source does not compile."""
+    if isinstance(exc, MemoryError):
+        return f"MemoryError: compiling the program needs more than its memory limit ({limits['memory_mb']} MB)"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def compile_in_child(source_path, code_path, test_sources, limits):
+    """In a forked child, under the compile limits: compile_python's result marshalled into `code_path`, exit 0;
+    else exit 1 with the error on stderr."""
     try:
-        with open(source_path, encoding="utf-8") as handle:
-            code = compile(handle.read(), "main.py", "exec")
-        tests = [compile_test(source) for source in test_sources]
+        compiled = compile_python(source_path, test_sources)
         with open(code_path, "wb") as handle:
-            marshal.dump((code, tests), handle)
-    except MemoryError:
-        message = f"MemoryError: compiling the program needs more than its memory limit ({limits['memory_mb']} MB)"
+            marshal.dump(compiled, handle)
+    except COMPILE_FAILURES as exc:
+        message = compile_failure(exc, limits)
     except OSError as exc:
         message = f"the compiled program does not fit the sandbox's disk (limits.disk_mb): {exc.strerror}"
-    except (SyntaxError, ValueError, RecursionError) as exc:
-        message = f"{type(exc).__name__}: {exc}"
     else:
         os._exit(0)
     os.write(2, message.encode(errors="replace") + b"\n")
     os._exit(1)
+
+
+def compile_in_runner(source_path, test_sources, limits):
+    """compile_python in the runner itself, for sources under INLINE_COMPILE_BYTES: the compile step's result as a
+    child's would read, and the code (None when it does not compile)."""
+    started, cpu_before = time.monotonic(), time.process_time()
+    try:
+        python, exit_code, stderr = compile_python(source_path, test_sources), 0, ""
+    except COMPILE_FAILURES as exc:
+        python, exit_code, stderr = None, 1, compile_failure(exc, limits) + "\n"
+    result = {
+        "index": -1,
+        "wall_s": round(time.monotonic() - started, 4),
+        "cpu_s": round(time.process_time() - cpu_before, 4),
+        "max_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "stdout": "",
+        "stderr": stderr,
+        "status": "exited",
+        "exit_code": exit_code,
+        "memory_exhausted": False,
+    }
+    return result, python
 
 
 def compile_test(source):
@@ -465,6 +503,22 @@ def pristine_state():
     builtins_ = vars(copies[builtins])
     builtins_["__import__"] = pristine_import
     return builtins_, by_name
+
+
+def warm_for_runs():
+    """In a zygote, once: the standard library's warm modules imported, and the pristine state taken, for every run
+    it forks (a run whose code names `collections` or `re` spent ~10 ms on them). A few MB, shared by the runs."""
+    global zygote_pristine
+    for name in STDLIB_WARM_MODULES:
+        __import__(name)
+    zygote_pristine = (set(sys.modules), pristine_state())
+
+
+def run_pristine_state():
+    """pristine_state(): the zygote's, unless this run has loaded modules since (numpy, say)."""
+    if zygote_pristine is not None and sys.modules.keys() == zygote_pristine[0]:
+        return zygote_pristine[1]
+    return pristine_state()
 
 
 def kill_group(pid):
@@ -699,6 +753,8 @@ def compile_once(job, root):
     """The compile step, in a child under the compile limits: its result, and Python's code objects."""
     code_path = os.path.join(root, "main.code")
     test_sources = [test.pop("python_code", None) for test in job["tests"]]  # not kept in the runner either
+    if job["python_main"] and not job["compile"] and compiles_inline(job["python_main"], test_sources):
+        return compile_in_runner(job["python_main"], test_sources, job["compile_limits"])
     spec = {
         "index": -1,
         "argv": job["compile"],
@@ -711,6 +767,14 @@ def compile_once(job, root):
     run_children([spec], 1, job["compile_limits"], compiled.append)
     ok = compiled[0]["status"] == "exited" and compiled[0]["exit_code"] == 0
     return compiled[0], load_python(code_path) if ok and job["python_main"] else None
+
+
+def compiles_inline(source_path, test_sources):
+    """Whether Python sources are small enough to compile in the runner, without a child of their own."""
+    size = os.stat(source_path).st_size
+    for source in test_sources:
+        size += len(source) if source else 0
+    return size <= INLINE_COMPILE_BYTES
 
 
 def write_inputs(root, tests):
@@ -927,7 +991,7 @@ def main():
                     __import__(name)
                 except ImportError:  # a library this host lacks: the program's own import says so
                     pass
-        pristine = pristine_state() if any(python[1]) else None  # only tests with code of their own see it
+        pristine = run_pristine_state() if any(python[1]) else None  # only tests with code of their own see it
     try:
         stdin_paths = write_inputs(root, job["tests"])
     except OSError as exc:  # the tests' data, not the program: a sandbox error, said in one line

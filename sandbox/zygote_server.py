@@ -105,6 +105,7 @@ def serve(runner):
     zygote_pid = os.getpid()
     # Keepers are reaped as they end, which adds their CPU (their runs') to this process's children's times.
     runner["signal"].signal(SIGCHLD, reap_keepers)
+    runner["warm_for_runs"]()
     runner["gc"].freeze()  # what every run inherits stays out of the collector (no copy-on-write by its walks)
     while True:
         data, ancillary, _, _ = control.recvmsg(1 << 16, _socket.CMSG_SPACE(4 * MAX_FDS))

@@ -114,6 +114,15 @@ def test_memory_bounds_hold_in_a_forked_run(executor: Executor) -> None:
     assert result is not None and not result.ok and "over the memory limit" in result.stderr, result
 
 
+def test_runs_find_the_standard_library_warm_and_random_seeded_afresh(executor: Executor) -> None:
+    """The zygote imported runner.STDLIB_WARM_MODULES (`typing`, `random`, ...) once for all its runs; `random` seeds
+    itself again in each forked process, so no two runs draw the same numbers."""
+    program = "import sys\nprint('typing' in sys.modules)\nimport random\nprint(random.getrandbits(64))\n"
+    outputs = [executor.run("python", program, [Input("")], LIMITS).tests[0].stdout.split() for _ in range(3)]
+    assert [warm for warm, _ in outputs] == ["True"] * 3
+    assert len({drawn for _, drawn in outputs}) == 3
+
+
 def test_a_zygote_the_host_refuses_is_not_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
