@@ -14,7 +14,7 @@ table splits each run into:
                        setpriv, bubblewrap making the namespaces and mounts, the interpreter starting, the
                        runner's code loading; split below by timing the same command line apart, ending in
                        `true` (namespaces) and in `python3 -S -I -c pass` (the interpreter)
-    compile            reading the job, writing the files, byte-compiling in a child of its own
+    compile            reading the job, writing the files, byte-compiling (in the runner; past 8 KiB, in a child)
     first test         its fork, run and result (after the modules the program names are imported)
     each further test  the same, for each test after the first (the per-test cost of a warm runner)
     exit               the last result to the runner, bubblewrap and the launcher reaped
