@@ -7,7 +7,7 @@ and then with a `bwrap` and interpreter of its own. Every run records when each 
 table splits each run into:
 
     cgroup             making the run's cgroup
-    launch             the zygote: sending the run and its keeper's answer, once the run's init has joined
+    launch             the zygote: sending the run and its init's answer, once the init has joined
                        its cgroups, mounted and dropped its capabilities (the runner may start before the
                        answer: start-up is then 0); a bwrap per run: starting the launcher (Popen)
     start-up           from there to the runner's main(). A bwrap per run: the shell joining the cgroups,
@@ -59,7 +59,7 @@ def phase_times(execution: Execution, started: float, tests: int) -> dict[str, f
     first = marks["compiled"][0]
     return {
         "cgroup": marks["cgroup"][0] - started,
-        # Forked from the zygote, the runner may start before the keeper's answer (its init is set up first).
+        # Forked from the zygote, the runner may start before the host reads its init's answer.
         "launch": min(marks["spawned"][0], marks["runner"][0]) - marks["cgroup"][0],
         "start-up": max(marks["runner"][0] - marks["spawned"][0], 0.0),
         "compile": first - marks["runner"][0],

@@ -30,7 +30,7 @@ from pathlib import Path
 from sandbox.isolation import Level, SandboxSize, preamble, runner_preamble, zygote_argv
 
 SERVER = Path(__file__).with_name("zygote_server.py")
-# A run's keeper answers within milliseconds; this long only on a machine stalled far past any run's budget.
+# A run's init answers within milliseconds; this long only on a machine stalled far past any run's budget.
 START_TIMEOUT_S = 30.0
 log = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ class Zygote:
 
 
 def _stop(state: dict) -> None:
-    """Closing the control socket ends the zygote, and its runs in flight with it (each keeper's parent-death signal);
+    """Closing the control socket ends the zygote, and its runs in flight with it (each init's parent-death signal);
     its `bwrap` launcher is killed and reaped."""
     if state.get("_control") is not None:
         state["_control"].close()
@@ -151,7 +151,7 @@ class ZygoteRun:
         self.stdin = open(stdin, "wb")  # noqa: SIM115 - closed by its owner (executor._Sandbox)
         self.stdout = open(stdout, "rb")  # noqa: SIM115
         self.returncode: int | None = None
-        self._status = status  # the keeper's: "started" with the init's pidfd, then "exit N"
+        self._status = status  # the init's "started" with its pidfd, then the zygote's "exit N" once it reaped it
         self._init_pidfd: int | None = None
 
     def await_start(self) -> None:
@@ -175,7 +175,7 @@ class ZygoteRun:
             if not self._exited(timeout):
                 raise subprocess.TimeoutExpired("sandbox run", timeout or 0)
             message = self._status.recv(64)
-            # No "exit N": its keeper was killed (which SIGKILLs the init), or the zygote failed it.
+            # No "exit N": the zygote died (which SIGKILLs the init), or failed the run.
             self.returncode = int(message.split()[1]) if message.startswith(b"exit ") else -signal.SIGKILL
             self.close()
         return self.returncode
@@ -189,7 +189,7 @@ class ZygoteRun:
                 signal.pidfd_send_signal(self._init_pidfd, signal.SIGKILL)
 
     def close(self) -> None:
-        """The keeper's socket and the init's pidfd (stdin and stdout are their owner's to close)."""
+        """The run's status socket and the init's pidfd (stdin and stdout are their owner's to close)."""
         self._status.close()
         if self._init_pidfd is not None:
             os.close(self._init_pidfd)

@@ -4,15 +4,14 @@ A fresh `bwrap` and interpreter per run cost about 20 ms before the first test (
 from this warm process, a run starts in about 3 ms. The zygote holds what bubblewrap would give each run and
 no more: a user namespace of its own with capabilities in it (`--cap-add ALL`), in which it cannot create
 further user namespaces (`--disable-userns`); a read-only root with /usr and a few /etc entries; the runner's
-code, loaded once. For each run the host (sandbox/zygote.py) sends one message on the control socket (argv[1])
-with the run's descriptors, and the zygote forks:
-
-- the run's keeper, which makes fresh mount, PID, network, IPC and UTS namespaces, forks the run's init and
-  reports on the run's status socket: the init's pidfd once started, its exit status once it ended;
-- the run's init (PID 1 of its namespace, as `bwrap --as-pid-1`), which joins the run's cgroups, makes a cgroup
-  namespace there, mounts private bounded tmpfs on /sandbox, /tmp and /dev/shm, a devpts of its own and a
-  /proc of its PID namespace, brings up loopback, drops every capability (bounding set too) and sets
-  no_new_privs, then becomes the runner (sandbox/runner.py `main`) on the run's stdin, stdout and stderr.
+code, loaded once. It goes on as PID 1 of a PID namespace of its own (enter_own_pid_namespace). For each run the
+host (sandbox/zygote.py) sends one message on the control socket (argv[1]) with the run's descriptors, and the
+zygote forks the run's init, PID 1 of a fresh PID namespace (as `bwrap --as-pid-1`), which makes fresh mount,
+network, IPC and UTS namespaces, joins the run's cgroups, makes a cgroup namespace there, mounts private bounded
+tmpfs on /sandbox, /tmp and /dev/shm, a devpts of its own and a /proc of its PID namespace, brings up loopback,
+drops every capability (bounding set too) and sets no_new_privs, sends its pidfd on the run's status socket, then
+becomes the runner (sandbox/runner.py `main`) on the run's stdin, stdout and stderr. The zygote reaps it and
+sends its exit status on the same socket.
 
 So every run still has namespaces of its own, except the user namespace, which it shares with other runs and the
 zygote but holds no capability in; other runs' processes and the zygote are outside its PID namespace, so it can
@@ -72,6 +71,7 @@ class Kernel:
         self.mount_ = libc_function("mount", cfunction)
         self.prctl = libc_function("prctl", cfunction)
         self.capset_ = libc_function("capset", cfunction)
+        self.setns = libc_function("setns", cfunction)
 
     def mount(self, source, target, fstype, flags, data=None):
         encoded = [None if value is None else value.encode() for value in (source, target, fstype, data)]
@@ -101,10 +101,12 @@ def received_fds(ancillary):
 def serve(runner):
     """Fork a run for each message on the control socket; exit when the host closes it."""
     kernel = Kernel(runner["CFunction"])
+    signals = runner["signal"]
     control = _socket.socket(_socket.AF_UNIX, _socket.SOCK_SEQPACKET, 0, int(sys.argv[1]))
-    zygote_pid = os.getpid()
-    # Keepers are reaped as they end, which adds their CPU (their runs') to this process's children's times.
-    runner["signal"].signal(SIGCHLD, reap_keepers)
+    own_pid_namespace = enter_own_pid_namespace(kernel)
+    runs = {}  # each running init's pid: its run's status socket, for its "exit N"
+    # Inits are reaped as they end (which adds their CPU, their runs', to this process's children's times).
+    signals.signal(SIGCHLD, lambda *_: report_exits(runs))
     runner["warm_for_runs"]()
     runner["gc"].freeze()  # what every run inherits stays out of the collector (no copy-on-write by its walks)
     while True:
@@ -112,24 +114,56 @@ def serve(runner):
         fds = received_fds(ancillary)
         if not data:
             os._exit(0)
+        # Until the init is in `runs`, its end waits to be reported: an init reaped before would never be.
+        signals.pthread_sigmask(signals.SIG_BLOCK, {SIGCHLD})
         try:
+            check(kernel.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")  # the next child: PID 1 of a new namespace
             pid = os.fork()
         except OSError as exc:
             report(fds, f"error: the zygote could not fork the run: {exc}")
             pid = -1
         if pid == 0:
             control.close()
-            keep_run(kernel, runner, marshal.loads(data), fds, zygote_pid)
+            signals.signal(SIGCHLD, signals.SIG_DFL)  # the runner reaps its own children
+            signals.pthread_sigmask(signals.SIG_SETMASK, set())
+            enter_run(kernel, runner, marshal.loads(data), fds)
+        check(kernel.setns(own_pid_namespace, CLONE_NEWPID), "setns back to the zygote's PID namespace")
+        if pid > 0:
+            runs[pid] = _socket.socket(_socket.AF_UNIX, _socket.SOCK_SEQPACKET, 0, os.dup(fds[3]))
+        signals.pthread_sigmask(signals.SIG_SETMASK, set())
         for fd in fds:
             os.close(fd)
 
 
-def reap_keepers(*_):
-    try:
-        while os.waitpid(-1, os.WNOHANG)[0] > 0:
-            pass
-    except ChildProcessError:
-        pass
+def enter_own_pid_namespace(kernel):
+    """Go on as PID 1 of a PID namespace this user namespace owns (bubblewrap's is owned by the one outside it), in
+    which the zygote may return after making each run's; this process waits for that one, and ends as it ends.
+    Returns the namespace's descriptor."""
+    check(kernel.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
+    zygote = os.fork()
+    if zygote == 0:
+        check(kernel.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+        return os.open("/proc/self/ns/pid", os.O_RDONLY)
+    _, wait_status = os.waitpid(zygote, 0)
+    os._exit(max(0, os.waitstatus_to_exitcode(wait_status)))
+
+
+def report_exits(runs):
+    """Each init that ended, reaped: "exit N" on its run's status socket (after its "started" or "refused")."""
+    while True:
+        try:
+            pid, wait_status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        status = runs.pop(pid, None)
+        if status is not None:
+            try:  # noqa: SIM105 (contextlib: one more import in the zygote)
+                status.send(b"exit %d" % os.waitstatus_to_exitcode(wait_status))
+            except OSError:  # the host went away
+                pass
+            status.close()
 
 
 def report(fds, message):
@@ -143,54 +177,14 @@ def report(fds, message):
         status.close()
 
 
-def keep_run(kernel, runner, spec, fds, zygote_pid):
-    """The run's keeper (a child of the zygote): new namespaces, the run's init forked into them, its status
-    reported to the host: "started" with the init's pidfd once the init is set up ("refused: why" if it could
-    not be), then "exit N". Never returns."""
+def enter_run(kernel, runner, spec, fds):
+    """The run's init, PID 1 of its namespace: its isolation set up and "started" sent with its pidfd on the run's
+    status socket ("refused: why" if it cannot be set up), then the runner. Never returns."""
+    status = _socket.socket(_socket.AF_UNIX, _socket.SOCK_SEQPACKET, 0, fds[3])
     try:
-        runner["signal"].signal(SIGCHLD, runner["signal"].SIG_DFL)  # it waits for its init
-        check(kernel.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
-        if os.getppid() != zygote_pid:  # the zygote died before the line above
-            os._exit(1)
-        status = _socket.socket(_socket.AF_UNIX, _socket.SOCK_SEQPACKET, 0, fds[3])
-        flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
-        check(kernel.unshare(flags), "unshare")
-        set_up, set_up_w = os.pipe()  # the init's: closed when it is set up, a reason when it cannot be
-        init = os.fork()
-        if init == 0:
-            status.close()
-            os.close(set_up)
-            enter_run(kernel, runner, spec, fds, set_up_w)
-        for fd in (*fds[:3], *fds[4:], set_up_w):
-            os.close(fd)
-        refusal = read_all(set_up)
-        if refusal:
-            status.send(b"refused: " + refusal)
-        else:
-            pidfd = os.pidfd_open(init)
-            status.sendmsg([b"started"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, pidfd.to_bytes(4, sys.byteorder))])
-            os.close(pidfd)
-        _, wait_status = os.waitpid(init, 0)
-        status.send(b"exit %d" % os.waitstatus_to_exitcode(wait_status))
-    except BaseException as exc:  # the host must hear why, whatever it was
-        report(fds, f"error: the run's sandbox could not start: {type(exc).__name__}: {exc}")
-        os._exit(1)
-    os._exit(0)
-
-
-def read_all(fd):
-    chunks = []
-    while chunk := os.read(fd, 4096):
-        chunks.append(chunk)
-    os.close(fd)
-    return b"".join(chunks)
-
-
-def enter_run(kernel, runner, spec, fds, set_up):
-    """The run's init, PID 1 of its namespace: its isolation set up, then the runner. Never returns."""
-    try:
-        check(kernel.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+        check(kernel.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")  # the zygote's end is the run's
         os.setsid()
+        check(kernel.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
         stdio, cgroup_procs, slots = fds[:3], fds[4 : 4 + spec["cgroups"]], fds[4 + spec["cgroups"] :]
         for fd in cgroup_procs:  # the kernel checks this write with the host's credentials (it opened the file)
             os.write(fd, b"0")
@@ -201,10 +195,12 @@ def enter_run(kernel, runner, spec, fds, set_up):
         os.environ.clear()
         os.environ.update(spec["env"])
         kernel.drop_capabilities()
-    except BaseException as exc:  # the keeper tells the host, which starts runs with bwrap instead
-        os.write(set_up, f"the run's sandbox could not be set up: {type(exc).__name__}: {exc}".encode())
+        pidfd = os.pidfd_open(os.getpid())
+    except BaseException as exc:  # the host hears why, and starts runs with bwrap instead
+        status.send(f"refused: the run's sandbox could not be set up: {type(exc).__name__}: {exc}".encode())
         os._exit(127)
-    place_descriptors(stdio, slots)  # closes `set_up` too: the keeper hears the run started
+    status.sendmsg([b"started"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, pidfd.to_bytes(4, sys.byteorder))])
+    place_descriptors(stdio, slots)  # the status socket and the pidfd are closed with the zygote's own
     sys.argv = ["runner", "/sandbox"]
     os._exit(run_runner(runner["main"]))
 

@@ -37,7 +37,7 @@ SANDBOX_CHECKS = "kept_answering or test_a_dead_processs_run or moves_to_idle_cp
 # (py-allocate, above, is a hog its slot stops: an OOM kill read from the slot's memory.events).
 SLOT_CHECKS = ["test_tests_run_at_once", "python-reserve-2gb-in-256mb"]
 # Runs forked from the zygote (tests/test_zygote.py, all of it): their namespaces, capabilities, mounts and cgroups.
-ZYGOTE_CHECKS, ZYGOTE_TESTS = "test_zygote", 9
+ZYGOTE_CHECKS, ZYGOTE_TESTS = "test_zygote", 10
 ROOT_CHECKS = " or ".join([SANDBOX_CHECKS, *SLOT_CHECKS, *CGROUP_ROWS, ZYGOTE_CHECKS])
 USER_CHECKS = " or ".join(
     ["test_service_grades_math_and_code", SANDBOX_CHECKS, *SLOT_CHECKS, *CGROUP_ROWS, *NAMESPACE_ROWS, ZYGOTE_CHECKS]

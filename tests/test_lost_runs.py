@@ -1,5 +1,5 @@
 """Runs lost to something outside them: the sandbox's `bwrap`, its runner, or (runs forked from the warm zygote,
-sandbox/zygote.py) the run's keeper or the zygote itself SIGKILLed mid-run from outside, as a node's OOM killer or
+sandbox/zygote.py) the run's init or the zygote itself SIGKILLed mid-run from outside, as a node's OOM killer or
 an operator might. Never a verdict: the run is retried once in a fresh sandbox, and a run lost again is a sandbox
 error, which the reward service answers as `error` and does not cache. A run stopped by its own limits or by its
 caller is not lost."""
@@ -82,10 +82,11 @@ def _python_below_bwrap(runs: bool) -> Finder:
 
 runner_of = _python_below_bwrap(runs=True)  # a run in a bwrap of its own: its runner
 zygote_of = _python_below_bwrap(runs=False)
-keeper_of = _below(zygote_of)  # each run forked by the zygote: its keeper, parent of the run's init (its runner)
-zygote_runner_of = _below(keeper_of)
+# The zygote goes on in a PID namespace of its own, as its launcher's child; each run's init (its runner) is its child.
+zygote_runner_of = _below(_below(zygote_of))
 # How a run is lost from outside, in each way a run starts: (the executor's zygote setting, the sandbox, its runner).
-LAUNCHES = {"bwrap": (False, bwrap_of, runner_of), "zygote": (True, keeper_of, zygote_runner_of)}
+# A run forked from the zygote has no process around its init: the init is its sandbox.
+LAUNCHES = {"bwrap": (False, bwrap_of, runner_of), "zygote": (True, zygote_runner_of, zygote_runner_of)}
 
 
 @pytest.fixture(autouse=True)
@@ -149,7 +150,7 @@ def test_a_runner_killed_once_is_run_again(launch: str) -> None:
 
 
 def test_a_zygote_killed_mid_run_loses_the_run_and_is_started_again() -> None:
-    """Its runs in flight die with it (each keeper's parent-death signal): retried in a zygote started afresh."""
+    """Its runs in flight die with it (each init's parent-death signal): retried in a zygote started afresh."""
     executor = Executor(zygote=True)
     with killing(zygote_of, os.getpid(), times=1) as killed:
         execution = executor.run("python", SLOW_ECHO, INPUTS, LIMITS)
@@ -196,7 +197,7 @@ def test_the_reward_service_answers_error_and_caches_nothing(tmp_path: Path) -> 
         "reference": {"tests": [{"input": f"{n}\n", "output": f"{n}\n"} for n in range(6)]},
     }
     with LocalServer(tmp_path, REWARD_API_WORKERS="1") as server:
-        with killing(keeper_of, server.process.pid, times=None):
+        with killing(zygote_runner_of, server.process.pid, times=None):
             lost = _grade(server, item)
         again = _grade(server, item)
     assert lost["status"] == "error" and "no verdict" in json.dumps(lost), lost

@@ -50,7 +50,7 @@ def test_a_run_records_its_steps_in_order(executor: Executor) -> None:
     names = [name for name, _ in execution.phases]
     assert names == ["start", "cgroup", "spawned", "runner", "compiled", "test", "test", "exited", "closed"]
     # The runner's start is on the same clock, between its cgroup and its compile; so is its launch ("spawned"),
-    # which a run forked from the zygote may mark after the runner started (the keeper answers once it is set up).
+    # which a run forked from the zygote may mark after the runner started (its init answers once it is set up).
     times = [when for name, when in execution.phases if name != "spawned"]
     assert times == sorted(times)
     cgroup, spawned, compiled = (dict(execution.phases)[name] for name in ("cgroup", "spawned", "compiled"))
