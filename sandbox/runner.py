@@ -750,7 +750,8 @@ def result_of(child, status, usage, elapsed, limits):
 
 
 def compile_once(job, root):
-    """The compile step, in a child under the compile limits: its result, and Python's code objects."""
+    """The compile step, in a child under the compile limits (small Python sources: in the runner, compiles_inline):
+    its result, and Python's code objects."""
     code_path = os.path.join(root, "main.code")
     test_sources = [test.pop("python_code", None) for test in job["tests"]]  # not kept in the runner either
     if job["python_main"] and not job["compile"] and compiles_inline(job["python_main"], test_sources):
@@ -771,9 +772,7 @@ def compile_once(job, root):
 
 def compiles_inline(source_path, test_sources):
     """Whether Python sources are small enough to compile in the runner, without a child of their own."""
-    size = os.stat(source_path).st_size
-    for source in test_sources:
-        size += len(source) if source else 0
+    size = os.stat(source_path).st_size + sum(len(source) for source in test_sources if source)
     return size <= INLINE_COMPILE_BYTES
 
 

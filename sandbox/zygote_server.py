@@ -159,22 +159,23 @@ def report_exits(runs):
             return
         status = runs.pop(pid, None)
         if status is not None:
-            try:  # noqa: SIM105 (contextlib: one more import in the zygote)
-                status.send(b"exit %d" % os.waitstatus_to_exitcode(wait_status))
-            except OSError:  # the host went away
-                pass
-            status.close()
+            tell(status, b"exit %d" % os.waitstatus_to_exitcode(wait_status))
 
 
 def report(fds, message):
     """An error for the host, on the run's status socket (the 4th descriptor), before anything of the run started."""
     if len(fds) >= 4:
         status = _socket.socket(_socket.AF_UNIX, _socket.SOCK_SEQPACKET, 0, os.dup(fds[3]))
-        try:  # noqa: SIM105 (contextlib: one more import in the zygote)
-            status.send(message.encode(errors="replace"))
-        except OSError:  # the host went away
-            pass
-        status.close()
+        tell(status, message.encode(errors="replace"))
+
+
+def tell(status, message):
+    """`message` on a run's status socket, which is then closed; a host that went away hears nothing."""
+    try:  # noqa: SIM105 (contextlib: one more import in the zygote)
+        status.send(message)
+    except OSError:
+        pass
+    status.close()
 
 
 def enter_run(kernel, runner, spec, fds):
@@ -197,9 +198,12 @@ def enter_run(kernel, runner, spec, fds):
         kernel.drop_capabilities()
         pidfd = os.pidfd_open(os.getpid())
     except BaseException as exc:  # the host hears why, and starts runs with bwrap instead
-        status.send(f"refused: the run's sandbox could not be set up: {type(exc).__name__}: {exc}".encode())
+        tell(status, f"refused: the run's sandbox could not be set up: {type(exc).__name__}: {exc}".encode())
         os._exit(127)
-    status.sendmsg([b"started"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, pidfd.to_bytes(4, sys.byteorder))])
+    try:
+        status.sendmsg([b"started"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, pidfd.to_bytes(4, sys.byteorder))])
+    except OSError:  # the host went away: this fork of the zygote must not return into its loop
+        os._exit(1)
     place_descriptors(stdio, slots)  # the status socket and the pidfd are closed with the zygote's own
     sys.argv = ["runner", "/sandbox"]
     os._exit(run_runner(runner["main"]))
