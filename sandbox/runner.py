@@ -713,6 +713,12 @@ def reap(running, limits):
     return ended
 
 
+def cpu_exhausted(sig, cpu, limits, slot_killed):
+    """Whether signal `sig` ended a process for its CPU limit: SIGXCPU at the soft limit, or SIGKILL at the hard one
+    (a program that ignores SIGXCPU: Go's runtime does) with that CPU spent, unless its slot's OOM kill sent it."""
+    return sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits["cpu_s"] and not slot_killed)
+
+
 def result_of(child, status, usage, elapsed, limits):
     cpu = usage.ru_utime + usage.ru_stime
     # Its memory cgroup's OOM kill: what a shell would print as "Killed", said with the reason.
@@ -727,14 +733,15 @@ def result_of(child, status, usage, elapsed, limits):
         "stdout": b"".join(child.chunks["stdout"])[: limits["output_bytes"]].decode("utf-8", "replace"),
         "stderr": b"".join(child.chunks["stderr"])[-STDERR_TAIL:].decode("utf-8", "replace"),
     }
+    # A shell (`sh -c "./main.test && ..."`) reports a child's death by signal N as its own exit 128+N.
+    shell_reported = os.WIFEXITED(status) and os.WEXITSTATUS(status) > 128
     if child.output_exceeded:
         result["status"] = "output_limit"
-    elif child.timed_out:
+    elif child.timed_out or (shell_reported and cpu_exhausted(os.WEXITSTATUS(status) - 128, cpu, limits, slot_killed)):
         result["status"] = "timeout"
     elif os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        cpu_exhausted = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits["cpu_s"] and not slot_killed)
-        result["status"] = "timeout" if cpu_exhausted else "signaled"
+        result["status"] = "timeout" if cpu_exhausted(sig, cpu, limits, slot_killed) else "signaled"
         result["signal"] = sig
         # An abort at the address-space bound is a failed allocation: several threads failing at once can abort
         # before any prints what failed ("terminate called recursively"), so the peak says it. (A stack overflow at

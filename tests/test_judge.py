@@ -220,6 +220,24 @@ def test_verdicts_of_real_runs(
     assert detail in (report.compile_error or (failed[0].detail if failed else ""))
 
 
+# A shell reports a child's death by signal N as its own exit 128+N (go_test's binary runs under `sh -c`): a child
+# stopped at its CPU limit is a time limit, whichever signal stopped it; a SIGKILL's code without the CPU spent (the
+# shell's own `exit`) is the program's runtime error.
+@pytest.mark.parametrize(
+    ("code", "verdict"),
+    [
+        ("( while :; do :; done ); exit $?", TLE),  # SIGXCPU at the soft limit: 128 + 24
+        ("( trap '' XCPU; while :; do :; done ); exit $?", TLE),  # ignored, as Go does: SIGKILL at the hard one
+        ("exit 137", RE),
+    ],
+)
+def test_a_child_stopped_at_its_cpu_limit_under_a_shell_is_a_time_limit(
+    judge: LocalJudge, code: str, verdict: Verdict
+) -> None:
+    report = judge.judge("bash", code, ECHO, Limits(time_s=1, wall_s=10))  # the CPU limit ends it, not the wall
+    assert [t.verdict for t in report.tests] == [verdict], report.to_dict()
+
+
 def test_compile_error_is_reported_for_every_test(judge: LocalJudge) -> None:
     report = judge.judge("python", "def f(:\n    pass", Suite("stdio", (StdioTest("", ""),) * 3), FAST)
     assert [t.verdict for t in report.tests] == [CE] * 3
