@@ -13,7 +13,6 @@ The guest runs as root in the root cgroup; /sys/fs/cgroup is cgroup2 with cpuset
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import glob
 import os
@@ -30,8 +29,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 READY = "__cgroup2_guest_ready__"
 KVM_PROBE_TIMEOUT_S = 30.0
-# The vng processes running now (each the leader of its own session): stop_all ends them.
-_running: set[subprocess.Popen[bytes]] = set()
 
 
 class GuestUnavailable(RuntimeError):
@@ -80,7 +77,6 @@ def _run(argv: list[str], timeout_s: float) -> tuple[int | None, str, float | No
         argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
         env=env,
     )  # fmt: skip
-    _running.add(proc)
     lines: list[str] = []
     ready: list[float] = []
 
@@ -101,22 +97,10 @@ def _run(argv: list[str], timeout_s: float) -> tuple[int | None, str, float | No
         returncode = None
     finally:
         if proc.poll() is None:  # past the timeout, or interrupted: never leave a guest running
-            _kill(proc)
-        _running.discard(proc)
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     reader.join(5)
     return returncode, "".join(lines), ready[0] if ready else None
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-
-
-def stop_all() -> None:
-    """Ends every guest still running (one booted in the background, say, by a session that ends before its test)."""
-    for proc in list(_running):
-        _kill(proc)
 
 
 @functools.cache

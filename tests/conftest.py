@@ -20,26 +20,6 @@ os.environ["SANDBOX_COMPILE_CACHE_DIR"] = tempfile.mkdtemp(prefix="compile-cache
 atexit.register(shutil.rmtree, os.environ["SANDBOX_COMPILE_CACHE_DIR"], True)
 
 
-GUEST_TESTS = "tests/test_cgroup2_guest.py::"
-
-
-@pytest.hookimpl(trylast=True)  # after -k and -m have deselected
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The cgroup-v2 guest's test goes last and its guest boots now: its ~6 minutes of emulation (one CPU's worth,
-    most of the time) run beside the rest of the suite instead of after it."""
-    guests = [item for item in items if item.nodeid.startswith(GUEST_TESTS)]
-    if guests:
-        items[:] = [item for item in items if item not in guests] + guests
-        guests[0].module.boot_in_background()
-
-
-def pytest_sessionfinish() -> None:
-    """No guest outlives the session (one booted for a test that never ran: -x, an interrupt)."""
-    from tests.cgroup2_guest import stop_all
-
-    stop_all()
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
     """The service on its defaults, with a short deadline so pathological items end quickly."""

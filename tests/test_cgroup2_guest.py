@@ -13,22 +13,18 @@ on users' hosts, from tests/test_isolation_levels.py and the hostile suite's Pyt
   at `bwrap+cgroup2` (bubblewrap in an unprivileged user namespace, cgroup limits in that subtree).
 Python programs only, and one reward-service start: KVM does not run here (QEMU stops at boot), so
 the guest is an emulator, in which importing the service alone takes a minute; compilers would not
-fit CI's time. For the same reason the guest boots as the session starts (tests/conftest.py calls
-boot_in_background when this test is selected, and runs it last): its ~6 minutes of emulation go on
-beside the rest of the suite.
+fit CI's time.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-import threading
-from concurrent.futures import Future
 
 import pytest
 
 from tests.as_user import REPO, as_user_argv
-from tests.cgroup2_guest import GuestResult, run_in_guest
+from tests.cgroup2_guest import run_in_guest
 
 USER = 1000
 # The hostile suite's Python rows that attack what the cgroup level bounds, run as root and as the user.
@@ -48,17 +44,10 @@ USER_CHECKS = " or ".join(
 )
 
 
-# From the boot, which may be the session's start: the guest shares the CPUs with the rest of the suite, so each
-# check in it gets more than pyproject's 300 s as well.
-GUEST_TIMEOUT_S = 2400
-CHECK_TIMEOUT_S = 900
-
-
 def checks(selection: str) -> list[str]:
     # Only the plugin these tests use: importing every installed one (hypothesis, schemathesis, hydra...) took
     # a minute of each emulated pytest start.
     return ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "pytest_timeout", "-x",
-            "-o", f"timeout={CHECK_TIMEOUT_S}",
             "tests/test_isolation_levels.py", "tests/test_sandbox_hostile.py", "tests/test_code_lane.py",
             "tests/test_memory_slots.py", "tests/test_run_semantics.py", "tests/test_zygote.py",
             "-k", selection]  # fmt: skip
@@ -86,29 +75,9 @@ echo "USER_RC=$?"
 """
 
 
-_guest: Future[GuestResult] = Future()
-
-
-def boot_in_background() -> None:
-    """Boot the guest and run its checks in a thread of their own; the test takes the result. A second call does
-    nothing. (A daemon thread: an interpreter that exits first does not wait for it; conftest stops the guest.)"""
-    if _guest.running() or _guest.done():
-        return
-    _guest.set_running_or_notify_cancel()
-
-    def run() -> None:
-        try:
-            _guest.set_result(run_in_guest(guest_script(), timeout_s=GUEST_TIMEOUT_S))
-        except BaseException as exc:  # the test raises it
-            _guest.set_exception(exc)
-
-    threading.Thread(target=run, name="cgroup2-guest", daemon=True).start()
-
-
-@pytest.mark.timeout(GUEST_TIMEOUT_S + 120)
+@pytest.mark.timeout(1800)
 def test_sandbox_and_service_on_cgroup_v2_as_root_and_as_a_user() -> None:
-    boot_in_background()  # already booted when the session started
-    result = _guest.result()
+    result = run_in_guest(guest_script(), timeout_s=1500)
     output = result.output
     assert "ROOT_RC=0" in output and "USER_RC=0" in output, output[-8000:]
     root_part, user_part = output.split("== as uid", 1)
