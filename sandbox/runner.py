@@ -96,7 +96,7 @@ prctl = CFunction(_ctypes.dlsym(libc, "prctl"))  # looked up once: every test ca
 # fork(2) as C calls it, without os.fork's interpreter bookkeeping and at-fork handlers: those reinitialise locks and
 # threads a single-threaded runner does not have, and reseed `random` (run_python does that when it is loaded).
 # Only here: the runner has one thread, so no lock is held at the fork; the tests' own forks go through os.fork.
-# With prefer_for_oom_kill's os calls and output_streams, a Python test's process takes ~260 page faults, not ~305.
+# With prefer_for_oom_kill's os calls and output_streams, a Python test's process takes ~250 page faults, not ~290.
 libc_fork = CFunction(_ctypes.dlsym(libc, "fork"))
 
 
