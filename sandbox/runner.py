@@ -772,10 +772,10 @@ def result_of(child, status, usage, elapsed, limits):
         "stderr": b"".join(child.chunks["stderr"])[-STDERR_TAIL:].decode("utf-8", "replace"),
     }
     # A shell (`sh -c "./main.test && ..."`) reports a child's death by signal N as its own exit 128+N.
-    shell_reported = os.WIFEXITED(status) and os.WEXITSTATUS(status) > 128
+    shell_signal = os.WEXITSTATUS(status) - 128 if os.WIFEXITED(status) else 0
     if child.output_exceeded:
         result["status"] = "output_limit"
-    elif child.timed_out or (shell_reported and cpu_exhausted(os.WEXITSTATUS(status) - 128, cpu, limits, slot_killed)):
+    elif child.timed_out or (shell_signal > 0 and cpu_exhausted(shell_signal, cpu, limits, slot_killed)):
         result["status"] = "timeout"
     elif os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
