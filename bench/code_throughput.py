@@ -13,7 +13,12 @@ Both run `--threads` at a time (default: one per core) and decide pass/fail with
 comparison (sandbox/judge.py's stdio_match and call_match); their verdicts must agree.
 Prints tests/s for each and the ratio ours / baseline.
 
-    .venv/bin/python bench/code_throughput.py [--rounds 3] [--http]
+    .venv/bin/python bench/code_throughput.py [--rounds 3] [--http] [--kind stdio|call|assert]
+
+`--kind` grades one kind of test alone: `stdio` or `call` (function calls, in the program's process), or `assert`:
+the function-call problems whose answer is a top-level function, each test as an MBPP-style `assert f(...) == ...`,
+which runs in a process of its own apart from the program's (sandbox/runner.py's run_apart: two processes a test),
+against the same asserts after the program in a plain interpreter.
 
 With --languages SPEC (`all`, `default` or comma-separated ids, as SANDBOX_LANGUAGES takes) it instead
 prints a table, one row per language that runs stdin/stdout programs (the test-framework modes and
@@ -40,6 +45,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -58,13 +64,13 @@ from sandbox.client import RemoteJudge
 from sandbox.compile_cache import CompileCache
 from sandbox.executor import Executor, Limits, TestInput
 from sandbox.judge import (
+    AssertTest,
     CallTest,
     Comparison,
     JudgeBackend,
     LocalJudge,
     StdioTest,
     Verdict,
-    call_harness,
     call_match,
     stdio_match,
 )
@@ -74,9 +80,17 @@ from tests.test_sandbox_languages import NOT_STDIO, PROGRAMS
 
 LIMITS = Limits(time_s=2)
 RESULT_MARKER = "\n<<<baseline-result>>>"
-# The call harness reads the program's names and reports through the sandbox runner's `__judge__` (sandbox/runner.py's
-# Harness): a plain interpreter gets a stand-in that hands it the module's globals and prints the report.
-PLAIN_JUDGE = "import sys as _plain\nclass __judge__:\n    program = globals()\n    done = _plain.stdout.write\n"
+
+
+def plain_call(fn_name: str, args: list, marker: str) -> str:
+    """What a plain interpreter runs after the program for a function-call test: the call, then the marker and the
+    result as JSON (as the sandbox runner's run_call writes them)."""
+    return (
+        f"import json\nfunction = globals().get({fn_name!r}) or getattr(globals()['Solution'](), {fn_name!r})\n"
+        f"print({marker!r} + json.dumps(function(*json.loads({json.dumps(args)!r})), default=list), end='')\n"
+    )
+
+
 BASELINE = "baseline (plain subprocess)"
 Work = list[tuple[str, Suite]]  # (code, suite) per submission
 
@@ -99,12 +113,24 @@ def baseline(work: Work, threads: int, flags: tuple[str, ...] = ()) -> list[bool
         return list(pool.map(lambda t: _run_plain(*t, flags), tests))
 
 
-def _run_plain(code: str, suite: Suite, test: StdioTest | CallTest, flags: tuple[str, ...]) -> bool:
-    program = (
-        code
-        if isinstance(test, StdioTest)
-        else code + "\n" + PLAIN_JUDGE + call_harness(suite.fn_name or "", test.args, RESULT_MARKER)
-    )
+def as_asserts(suite: Suite) -> Suite:
+    """A function-call suite's tests as assert tests (MBPP's shape)."""
+    asserts = [AssertTest(f"assert {suite.fn_name}(*{test.args!r}) == {test.expected!r}") for test in suite.tests]
+    return Suite("assert", tuple(asserts))
+
+
+def defines(code: str, name: str | None) -> bool:
+    """Whether `code` defines `name` as a top-level function (not a method of `Solution`)."""
+    return name is not None and re.search(rf"^def {re.escape(name)}\(", code, re.MULTILINE) is not None
+
+
+def _run_plain(code: str, suite: Suite, test: StdioTest | CallTest | AssertTest, flags: tuple[str, ...]) -> bool:
+    if isinstance(test, AssertTest):
+        program = f"{code}\n{test.code}\n"
+    elif isinstance(test, CallTest):
+        program = code + "\n" + plain_call(suite.fn_name or "", test.args, RESULT_MARKER)
+    else:
+        program = code
     stdin = test.input if isinstance(test, StdioTest) else ""
     try:
         done = subprocess.run(
@@ -118,6 +144,8 @@ def _run_plain(code: str, suite: Suite, test: StdioTest | CallTest, flags: tuple
         return False
     if done.returncode != 0:
         return False
+    if isinstance(test, AssertTest):
+        return True
     if isinstance(test, StdioTest):
         return stdio_match(done.stdout, test.output, suite.comparison)
     _, marker, payload = done.stdout.rpartition(RESULT_MARKER)
@@ -140,6 +168,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--http", action="store_true", help="also grade through `sandbox serve` on loopback")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--kind", choices=("stdio", "call", "assert"), help="only tests of this kind (assert: apart from the program)"
+    )
     parser.add_argument("--languages", metavar="SPEC", help="a per-language table instead (all, default, or ids)")
     parser.add_argument("--language-tests", type=int, default=20, help="stdin tests per language (--languages)")
     args = parser.parse_args()
@@ -150,7 +181,12 @@ def main() -> None:
             parser.error(str(exc))
         sys.exit(per_language(languages, args.language_tests, args.threads, args.seed))
 
-    work = [(problem.code, suite) for problem, suite in make_suites(args.tests, args.seed)]
+    suites = make_suites(args.tests, args.seed)
+    if args.kind == "assert":
+        calls = [(p, suite) for p, suite in suites if suite.kind == "call" and defines(p.code, p.fn_name)]
+        work = [(p.code, as_asserts(suite)) for p, suite in calls]
+    else:
+        work = [(p.code, suite) for p, suite in suites if args.kind in (None, suite.kind)]
     count = sum(len(suite.tests) for _, suite in work)
     print(
         f"{len(work)} submissions, {count} tests, {args.threads} threads, {args.rounds} rounds, python {sys.executable}"

@@ -17,6 +17,7 @@ from typing import Protocol
 class Stoppable(Protocol):
     def cancel(self) -> None: ...
     def cpu_seconds(self) -> float: ...
+    def cpu_wait_seconds(self) -> float: ...
     @property
     def yielded(self) -> bool: ...
 
@@ -40,10 +41,13 @@ class CallControl:
             if self._waiting_on is not None:
                 self._waiting_on.cancel()
 
-    def yielded_cpu_seconds(self) -> float | None:
-        """CPU of the programs it waits for, once they have yielded (run long); None before, or when none."""
+    def yielded_usage(self) -> tuple[float, float] | None:
+        """(CPU, time waiting for a CPU) of the programs it waits for, once they have yielded (run long); None
+        before, or when none."""
         waiting_on = self._waiting_on
-        return waiting_on.cpu_seconds() if waiting_on is not None and waiting_on.yielded else None
+        if waiting_on is None or not waiting_on.yielded:
+            return None
+        return waiting_on.cpu_seconds(), waiting_on.cpu_wait_seconds()
 
 
 _local = threading.local()

@@ -80,7 +80,7 @@ from typing import Any, Literal, NamedTuple, NoReturn
 
 from reward_api import call_control
 from reward_api.call_control import CallControl
-from sandbox.cpu_priority import threads_of
+from sandbox.cpu_priority import starving, threads_of
 
 log = logging.getLogger("reward_api.pool")
 
@@ -234,12 +234,13 @@ def _serve_side_by_side(conn: Connection, calls_at_once: int) -> NoReturn:
 
 
 def _stop_starved_calls(controls: dict[int, CallControl], calls_at_once: int) -> None:
-    """While every slot is taken, and the calls whose programs run long (yielded: they take only spare CPU)
-    hold more than half of them and together get almost no CPU, stop the excess, those that have had the
-    least CPU first: other work holds the machine, and they would hold their slots until their deadlines
-    while the calls queued behind them wait. Half the slots stay for programs that are merely slow (a few
-    heavy tests in a batch get their CPU once the programs queued before them have run)."""
-    last: dict[int, tuple[float, float]] = {}  # call id -> (time, its programs' CPU) at the previous look
+    """While every slot is taken, and the calls whose programs run long (yielded: they take only spare CPU) and
+    starve (they wait for a CPU: cpu_priority.starving; a program that sleeps does not) hold more than half of them and
+    together get almost no CPU, stop the excess, those that have had the least CPU first: other work holds the
+    machine, and they would hold their slots until their deadlines while the calls queued behind them wait. Half
+    the slots stay for programs that are merely slow (a few heavy tests in a batch get their CPU once the programs
+    queued before them have run)."""
+    last: dict[int, tuple[float, float, float]] = {}  # call id -> (time, CPU, CPU wait) at the previous look
     while True:
         time.sleep(STARVED_LOOK_S)
         if len(controls) < calls_at_once:
@@ -247,14 +248,16 @@ def _stop_starved_calls(controls: dict[int, CallControl], calls_at_once: int) ->
             continue
         now, rates = time.monotonic(), {}
         for call_id, control in list(controls.items()):
-            cpu = control.yielded_cpu_seconds()
-            if cpu is None:
+            usage = control.yielded_usage()
+            if usage is None:
                 last.pop(call_id, None)
                 continue
+            cpu, waited = usage
             if call_id in last:
-                seen_at, cpu_then = last[call_id]
-                rates[call_id] = (cpu - cpu_then) / (now - seen_at)
-            last[call_id] = (now, cpu)
+                seen_at, cpu_then, waited_then = last[call_id]
+                if starving(cpu - cpu_then, waited - waited_then, now - seen_at):
+                    rates[call_id] = (cpu - cpu_then) / (now - seen_at)
+            last[call_id] = (now, cpu, waited)
         for call_id in set(last) - set(controls):
             del last[call_id]
         excess = len(rates) - calls_at_once // 2

@@ -145,6 +145,7 @@ class RunCgroup(Protocol):
     def yield_cpu(self) -> None: ...
     def unyield_cpu(self) -> None: ...  # before a kill: an idle process may wait long for a CPU to exit
     def cpu_seconds(self) -> float: ...
+    def processes(self) -> set[int]: ...  # every process of the run now
     def close(self) -> int: ...
 
 
@@ -367,22 +368,24 @@ class V1Run:
     def peak_memory_bytes(self) -> int:
         return int((self.dirs["memory"] / "memory.max_usage_in_bytes").read_text())
 
-    # The pids cgroup holds every process of the run (the memory one's tests are in its slots).
+    def processes(self) -> set[int]:
+        return _pids_in(self.dirs["pids"])  # it holds every process of the run (the memory one's tests are in slots)
+
     def yield_cpu(self) -> None:
         if self.cpu_groups is None:
-            cpu_priority.make_idle(_pids_in(self.dirs["pids"]))
+            cpu_priority.make_idle(self.processes())
             return
         for _ in range(2):  # again for processes forked during the first pass
-            cpu_priority.move_into(self.cpu_groups[1], _pids_in(self.dirs["pids"]))
+            cpu_priority.move_into(self.cpu_groups[1], self.processes())
 
     def unyield_cpu(self) -> None:
-        pids = _pids_in(self.dirs["pids"])
+        pids = self.processes()
         if self.cpu_groups is not None:
             cpu_priority.move_into(self.cpu_groups[0], pids)
         cpu_priority.unmake_idle(pids)  # the runner's SCHED_IDLE tests too (runner.py)
 
     def cpu_seconds(self) -> float:
-        return cpu_priority.cpu_seconds(_pids_in(self.dirs["pids"]))
+        return cpu_priority.cpu_seconds(self.processes())
 
     def close(self) -> int:
         """Kill whatever is left, remove the cgroups; returns how many processes had to be killed."""
@@ -540,15 +543,15 @@ class V2Run:
         try:
             (self.dir / "cpu.idle").write_text("1")
         except FileNotFoundError:  # no cpu controller here
-            cpu_priority.make_idle(self._pids())
+            cpu_priority.make_idle(self.processes())
 
     def unyield_cpu(self) -> None:
         try:
             (self.dir / "cpu.idle").write_text("0")
         except FileNotFoundError:  # no cpu controller here
-            cpu_priority.unmake_idle(self._pids())
+            cpu_priority.unmake_idle(self.processes())
 
-    def _pids(self) -> set[int]:
+    def processes(self) -> set[int]:
         return set().union(*map(_pids_in, self.leaves))
 
     def cpu_seconds(self) -> float:

@@ -31,6 +31,7 @@ FRESH_NICENESS = 15  # sandboxed programs, from their start: grading work comes 
 IDLE_NICENESS = 19  # autogroups of yielded runs, where no cgroup can make them idle
 FRESH_GROUP = "reward-fresh-runs"  # v1: the cpu cgroup every run starts in
 IDLE_GROUP = "reward-idle-runs"  # v1: the cpu cgroup every yielded run moves into
+STARVED_SHARE = 0.5  # under this share of a core, and waiting for one most of the rest: starved (starving)
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -87,6 +88,24 @@ def cpu_seconds(pids: Iterable[int]) -> float:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             ticks += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
     return ticks / _CLOCK_TICKS
+
+
+def cpu_wait_seconds(pids: Iterable[int]) -> float:
+    """Time every thread of the processes `pids` has spent runnable but waiting for a CPU that others held (the second
+    field of schedstat): what tells a starved program from one that sleeps or waits of its own accord."""
+    waited_ns = 0
+    for pid in pids:
+        for thread in threads_of(pid):
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                waited_ns += int(Path(f"/proc/{pid}/task/{thread}/schedstat").read_text().split()[1])
+    return waited_ns / 1e9
+
+
+def starving(cpu_s: float, cpu_wait_s: float, elapsed_s: float) -> bool:
+    """Whether programs that had `cpu_s` of CPU and waited `cpu_wait_s` for one in `elapsed_s` were held back by other
+    work: less than STARVED_SHARE of a core, and most of the time they did not run spent waiting for a CPU. A program
+    that sleeps, or waits on a pipe or a lock of its own, waits for no CPU: what it causes is its own time limit."""
+    return cpu_s < STARVED_SHARE * elapsed_s and cpu_wait_s >= STARVED_SHARE * (elapsed_s - cpu_s)
 
 
 def v1_groups(own_cpu_cgroup: Path | None) -> tuple[Path, Path] | None:

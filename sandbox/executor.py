@@ -120,7 +120,10 @@ class Limits:
 @dataclass(frozen=True)
 class TestInput:
     stdin: str = ""
-    python_code: str | None = None  # Python only: run after the solution, in its namespace
+    python_code: str | None = None  # Python only: a test's code, run apart from the solution (runner.py run_apart)
+    # Python only: (function name, arguments, marker): the solution's function (or Solution().method) called in its
+    # own process, the marker and its result as JSON written after its output (runner.py run_call)
+    python_call: tuple[str, list[Any], str] | None = None
 
 
 @dataclass
@@ -207,6 +210,11 @@ class Cancel:
         sandbox = self._sandbox
         return sandbox.cpu_seconds() if sandbox is not None else 0.0
 
+    def cpu_wait_seconds(self) -> float:
+        """How long its programs have waited for a CPU that other work held (a sleeping program waits for none)."""
+        sandbox = self._sandbox
+        return sandbox.cpu_wait_seconds() if sandbox is not None else 0.0
+
     @property
     def yielded(self) -> bool:
         """Its programs have used enough CPU to take only spare CPU now (sandbox/cpu_priority.py)."""
@@ -265,8 +273,8 @@ class Executor:
         (Execution.fetched); sandbox/files.py says which paths may be used (FilePathError)."""
         lang = self.language(language)
         limits = lang.fit(limits)
-        if (too_large := source_size_error(code)) is not None:  # the program's fault: a failed compile
-            return Execution(compile=ProcessResult("exited", exit_code=1, stderr=too_large), tests=[None] * len(tests))
+        if (refused := source_size_error(code) or lang.source_refusal(code)) is not None:  # a failed compile
+            return Execution(compile=ProcessResult("exited", exit_code=1, stderr=refused), tests=[None] * len(tests))
         isolated = self.isolated
         # No cgroup bounds an isolated run: the runner bounds processes and memory with rlimits.
         rlimits_only = isolated and self.level.cgroups is None
@@ -360,8 +368,8 @@ def _job(
     lang: Language, code: str, tests: Sequence[TestInput], limits: Limits, parallel: int, rlimits_only: bool
 ) -> dict[str, Any]:
     source, compile_argv, run_argv = lang.commands(code, limits.memory_mb)
-    if not lang.python_zygote and any(t.python_code for t in tests):
-        raise ValueError(f"tests with python_code need language python, not {lang.name}")
+    if not lang.python_zygote and any(t.python_code or t.python_call for t in tests):
+        raise ValueError(f"tests with python_code or python_call need language python, not {lang.name}")
     return {
         "files": {source: code},  # name -> text, or (mode, bytes) for a cached compile's output
         "python_main": source if lang.python_zygote else None,
@@ -373,7 +381,7 @@ def _job(
         "limits": limits.runner_limits(rlimits_only) | {"unlimited_stack": lang.unbounded_stack},
         "parallel": parallel,
         "processes": limits.processes if rlimits_only else 0,
-        "tests": [{"stdin": t.stdin, "python_code": t.python_code} for t in tests],
+        "tests": [{"stdin": t.stdin, "python_code": t.python_code, "python_call": t.python_call} for t in tests],
         "pack_bytes": 0,  # > 0: after compiling, send back what the compile wrote, up to this size (compile cache)
         "niceness": 0,  # the runner's own and its tests' (Executor.run)
         "data_files": {},  # absolute sandbox path -> bytes, written before compiling (sandbox/files.py)
@@ -390,11 +398,11 @@ def _compiles(job: dict[str, Any]) -> bool:
 
 class _BudgetWatchdog:
     """Kills a run at its total time budget, not counting time it was starved: a run that has yielded
-    (cpu_priority.py) and got less than STARVED_SHARE of a core goes on, up to STARVED_CAP budgets, since its
-    programs may not have run at all. One still starved then is killed without a verdict (`starved`):
+    (cpu_priority.py), got less than STARVED_SHARE of a core and spent most of the rest waiting for a CPU (not
+    sleeping or waiting of its own accord: a program that sleeps is not starved) goes on, up to STARVED_CAP budgets,
+    since its programs may not have run at all. One still starved then is killed without a verdict (`starved`):
     a busy machine must not read as programs too slow."""
 
-    STARVED_SHARE = 0.5
     STARVED_CAP = 4
     LOOK_S = 1.0
 
@@ -411,7 +419,8 @@ class _BudgetWatchdog:
         if self._ended:
             return
         elapsed = time.monotonic() - self.started
-        starved = self.sandbox.yielded and self.sandbox.cpu_seconds() < self.STARVED_SHARE * elapsed
+        cpu, cpu_wait = self.sandbox.cpu_seconds(), self.sandbox.cpu_wait_seconds()
+        starved = self.sandbox.yielded and cpu_priority.starving(cpu, cpu_wait, elapsed)
         if starved and elapsed < self.STARVED_CAP * self.total_s and not self.sandbox.stopped:
             self._timer = threading.Timer(self.LOOK_S, self._check)
             self._timer.start()
@@ -468,6 +477,7 @@ class _Sandbox:
         self.ended_by_itself = False  # the runner exited on its own (not stopped early or cut off)
         self.yielded = False  # its programs run long and take only spare CPU now
         self.granted = 0  # tests the runner has been allowed to start (_grant_credit)
+        self.ended_cpu_wait_s = 0.0  # CPU wait of its ended tests and compile step, as the runner reported them
         self.pidfd: int | None = None  # the launcher's, readable once it has exited
 
     def __enter__(self) -> _Sandbox:
@@ -508,6 +518,7 @@ class _Sandbox:
                     continue
                 # With test slots the runner tells each test's own (a v2 run's count holds its neighbours' too).
                 oom_now = self.cgroup.oom_kills() if self.cgroup and not self.slot_fds else 0
+                self.ended_cpu_wait_s += message.get("compile", message).get("cpu_wait_s", 0.0)
                 if "compile" in message:
                     self.phases += [("runner", message.get("started", 0.0)), ("compiled", time.monotonic())]
                     if claim is not None:
@@ -602,6 +613,12 @@ class _Sandbox:
         if self.cgroup is not None:
             return self.cgroup.cpu_seconds()
         return cpu_priority.cpu_seconds(self._processes())
+
+    def cpu_wait_seconds(self) -> float:
+        """How long its programs waited for a CPU that other work held: ended tests' as the runner reported them,
+        and the processes running now."""
+        running = self.cgroup.processes() if self.cgroup is not None else self._processes()
+        return self.ended_cpu_wait_s + cpu_priority.cpu_wait_seconds(running)
 
     def _processes(self) -> list[int]:
         """The run's processes where no cgroup holds them: the runner's launcher and everything below it."""

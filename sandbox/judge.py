@@ -7,8 +7,8 @@ Three kinds of suites, as RL code data ships them:
 - call (APPS/TACO `fn_name`, LeetCode): call a function (or a method of `Solution`) with
   JSON arguments and compare the returned value as JSON; Python only;
 - assert (HumanEval `check(candidate)`, MBPP `test_list`, MultiPL-E's Python tests): a test is a piece of code run
-  after the solution, apart from it on plain data (sandbox/runner.py's Harness); it passes when the harness writes
-  this run's marker after the test's last line. Python only;
+  in a process of its own that calls the solution's, in another, on plain data (sandbox/runner.py's run_apart); it
+  passes when that process ends well, having written this run's marker after the test's last line. Python only;
 - program (MultiPL-E's tests, HumanEval-X's, a pytest, JUnit, Jest, go test or GoogleTest file's
   tests): test code in the solution's own language, any language (Python's runs as an assert test's), appended to
   the solution and run as one program. Where the language's framework reports each test (sandbox/test_reports.py), each
@@ -21,17 +21,19 @@ Three kinds of suites, as RL code data ships them:
 from __future__ import annotations
 
 import enum
+import hmac
 import json
 import math
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from sandbox.executor import Cancel, Execution, Executor, Limits, ProcessResult, TestInput
 from sandbox.languages import Language
-from sandbox.test_reports import TestOutcome, parse
+from sandbox.test_reports import TestOutcome, declared, parse, reported_name
 
 DETAIL_CHARS = 300
 # What runtimes print when an allocation fails (besides the cgroup's own OOM kills).
@@ -48,9 +50,16 @@ _MEMORY_MARKERS = (
 )
 
 
-# Printed by a program suite's own code once its tests have run (Language.tests_done): a secret of this process, so
-# an identical program is identical source (its compile is kept: sandbox/compile_cache.py), unknown to programs.
-TESTS_DONE = f"judge-done-{secrets.token_hex(16)}"
+# Keys the markers program suites print once their tests have run (Language.done_marker).
+_MARKER_KEY = secrets.token_bytes(32)
+
+
+def done_marker(language: str, program: str, tests: str) -> str:
+    """What a program suite's own code prints once its tests have run: a secret of this program and its tests alone
+    (an HMAC under this process's key), so the same program is the same source (its compile is kept:
+    sandbox/compile_cache.py), and a marker seen in one run's output (a forged run's details) passes no other."""
+    digest = hmac.new(_MARKER_KEY, f"{language}\0{program}\0{tests}".encode(errors="surrogatepass"), "sha256")
+    return f"judge-done-{digest.hexdigest()[:32]}"
 
 
 class Verdict(enum.StrEnum):
@@ -78,7 +87,7 @@ class CallTest:
 
 @dataclass(frozen=True)
 class AssertTest:
-    code: str  # run after the solution, with its names (and `__judge__`: sandbox/runner.py's Harness)
+    code: str  # run apart from the solution, with its names (and `__judge__`: sandbox/runner.py's Harness)
 
 
 @dataclass(frozen=True)
@@ -188,13 +197,20 @@ class LocalJudge:
     ) -> JudgeReport:
         [test] = suite.tests
         assert isinstance(test, ProgramTest)
-        tests = lang.with_tests_done(test.code, TESTS_DONE)
+        marker = done_marker(lang.name, code, test.code)
+        tests = lang.with_tests_done(test.code, marker)
         program = f"{code}\n{tests or test.code}\n"
         execution = self.executor.run(lang, program, [TestInput()], limits, cancel=cancel, files=suite.files)
         result = execution.tests[0]
         report = _report(execution, [None if result is None else TestVerdict(Verdict.SKIPPED)])
         if result is not None and report.compile_error is None:
-            report.tests = program_verdicts(lang, test.code, result, TESTS_DONE if tests else None)
+            report.tests = program_verdicts(lang, test.code, result, marker if tests else None)
+        # Never shown (a compiler echoes the line it fails on): a policy that reads details would learn to print it.
+        hidden = "<tests-done marker>"
+        for verdict in report.tests:
+            verdict.detail = verdict.detail.replace(marker, hidden)
+        if report.compile_error is not None:
+            report.compile_error = report.compile_error.replace(marker, hidden)
         report.details["isolation"] = self.executor.level.name
         return report
 
@@ -229,10 +245,12 @@ def _failure(
 
 def _tests_finished(lang: Language, tests_code: str, result: ProcessResult, done: str | None) -> bool:
     """Whether the run shows that its tests all ran: the marker `done` they print after them, or the summary the
-    language's test library prints (Language.tests_summary) when the tests use that library."""
+    language's test library prints (Language.tests_summary) when the tests use that library. The marker as the
+    source quotes it is the tests' code printed as text, never run (a PHP answer ending in `?>`, Perl's `__DATA__`,
+    an unterminated heredoc): not a sign they ran."""
     output = result.stdout + result.stderr
     if done is not None:
-        return done in output
+        return done in output and re.search(f"[\"']{re.escape(done)}", output) is None
     if lang.tests_summary is not None and lang.tests_summary[0] in tests_code:
         return re.search(lang.tests_summary[1], output) is not None
     return True
@@ -255,18 +273,50 @@ def program_verdicts(
         whole = TestVerdict(Verdict.WRONG_ANSWER, result.wall_s, f"a check failed: {_tail(output)}")
     if not lang.report or whole.verdict in (Verdict.TIME_LIMIT, Verdict.OUTPUT_LIMIT, Verdict.MEMORY_LIMIT):
         return [whole]
-    outcomes = [o for o in parse(lang.report, output) if _declared(o, tests_code)]
-    if not outcomes and whole.verdict is Verdict.ACCEPTED:  # the framework never ran them: the program ended first
+    reports = parse(lang.report, output)
+    names = declared(lang.report, tests_code)
+    verdicts = _declared_verdicts(lang.report, names, reports) if names else _named_verdicts(reports, tests_code)
+    if not verdicts and whole.verdict is Verdict.ACCEPTED:  # the framework never ran them: the program ended first
         return [TestVerdict(Verdict.WRONG_ANSWER, result.wall_s, "none of the tests reported a result")]
-    if not outcomes:
+    if not verdicts:
         return [whole]
-    verdicts = [
-        TestVerdict(Verdict.ACCEPTED if o.passed else Verdict.WRONG_ANSWER, detail=_tail(o.detail), name=o.name)
-        for o in outcomes
-    ]
-    if whole.verdict is not Verdict.ACCEPTED and all(o.passed for o in outcomes):
+    if whole.verdict is not Verdict.ACCEPTED and all(v.verdict is Verdict.ACCEPTED for v in verdicts):
         verdicts.append(replace(whole, name="(the whole run)"))  # it failed outside the tests: not a pass
     return verdicts
+
+
+def _declared_verdicts(report: str, names: list[str], reports: list[TestOutcome]) -> list[TestVerdict]:
+    """A verdict for each test the reference declares (test_reports.declared): it passes when the run reported it,
+    as many times as it is declared (each case of a parametrized one), and every report says it passed. A test
+    skipped, aborted, expected to fail, filtered out or reported twice (a forged pass printed beside the real
+    result) fails; tests the program declares for itself count for nothing."""
+    verdicts = []
+    for name, declared_times in Counter(names).items():
+        own = [o for o in reports if reported_name(report, o.name) == name]
+        times = Counter(o.name for o in own)
+        failed = next((o for o in own if not o.passed), None)
+        if not own:
+            verdicts.append(TestVerdict(Verdict.WRONG_ANSWER, detail="the run reported no result for it", name=name))
+        elif failed is not None:
+            verdicts.append(TestVerdict(Verdict.WRONG_ANSWER, detail=_tail(failed.detail), name=name))
+        elif any(count != declared_times for count in times.values()):
+            detail = f"reported {max(times.values())} times where it is declared {declared_times}"
+            verdicts.append(TestVerdict(Verdict.WRONG_ANSWER, detail=detail, name=name))
+        else:
+            verdicts.append(TestVerdict(Verdict.ACCEPTED, name=name))
+    return verdicts
+
+
+def _named_verdicts(reports: list[TestOutcome], tests_code: str) -> list[TestVerdict]:
+    """Where the reference's declarations cannot be read: a verdict for each reported name whose words all appear in
+    the reference's tests, failed by any report of it that failed."""
+    verdicts: dict[str, TestVerdict] = {}
+    for outcome in reports:
+        if not _declared(outcome, tests_code) or (outcome.passed and outcome.name in verdicts):
+            continue
+        verdict = Verdict.ACCEPTED if outcome.passed else Verdict.WRONG_ANSWER
+        verdicts[outcome.name] = TestVerdict(verdict, detail=_tail(outcome.detail), name=outcome.name)
+    return list(verdicts.values())
 
 
 def _declared(outcome: TestOutcome, tests_code: str) -> bool:
@@ -280,25 +330,7 @@ def _test_input(suite: TestSuite, test: StdioTest | CallTest | AssertTest, marke
         return TestInput(stdin=test.input)
     if isinstance(test, AssertTest):
         return TestInput(python_code=f"{test.code}\n__judge__.done({marker!r})\n")
-    return TestInput(python_code=call_harness(suite.fn_name or "", test.args, marker))
-
-
-def call_harness(fn_name: str, args: Sequence[Any], marker: str) -> str:
-    """Python run after the solution (in a namespace of its own: sandbox/runner.py's Harness): call the function (or
-    Solution().method) as the program defines it; the runner writes the result (compared outside the sandbox) after
-    the program's output, with its own descriptor: a program that replaced sys.stdout still gets its verdict."""
-    return (
-        "import json as _judge_json\n"
-        f"_judge_name = {fn_name!r}\n"
-        "_judge_program = __judge__.program\n"
-        "_judge_fn = _judge_program.get(_judge_name)\n"
-        "if _judge_fn is None and 'Solution' in _judge_program:\n"
-        "    _judge_fn = getattr(_judge_program['Solution'](), _judge_name)\n"
-        "if _judge_fn is None:\n"
-        "    raise NameError(f'function {_judge_name!r} is not defined')\n"
-        f"_judge_result = _judge_fn(*_judge_json.loads({json.dumps(list(args))!r}))\n"
-        f"__judge__.done({marker!r} + _judge_json.dumps(_judge_result, default=list))\n"
-    )
+    return TestInput(python_call=(suite.fn_name or "", list(test.args), marker))
 
 
 def _verdict(
@@ -344,13 +376,40 @@ def stdio_match(got: str, expected: str, comparison: Comparison) -> bool:
 
 
 def _token_match(got: str, want: str, comparison: Comparison) -> bool:
+    """Equal tokens; numbers equal as numbers: integers exactly, at any size; within the tolerance only where either
+    side is written as a float (a float tolerance on integers would pass 500000000000 for 500000500000)."""
     if got == want or (not comparison.case_sensitive and got.lower() == want.lower()):
         return True
-    try:
-        a, b = float(got), float(want)
-    except ValueError:
+    a, b = _number(got), _number(want)
+    if a is None or b is None:
         return False
-    return _close(a, b, comparison.float_tolerance)
+    return _numbers_match(a, b, comparison.float_tolerance)
+
+
+_INTEGER = re.compile(r"[+-]?\d+")
+_FLOAT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+
+
+def _number(token: str) -> int | float | None:
+    """A token written as a number: an int (exact, any size) or a float; None otherwise (`1_000` is text)."""
+    if _INTEGER.fullmatch(token):
+        return int(token)
+    if _FLOAT.fullmatch(token):
+        return float(token)
+    return None
+
+
+def _numbers_match(a: int | float, b: int | float, tolerance: float) -> bool:
+    """Two integers compare exactly; where either is a float, within `tolerance` (absolute or relative, whichever is
+    looser; 0: exactly, compared as Python compares an int and a float, without rounding the int)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b
+    if a == b:
+        return True
+    try:
+        return tolerance > 0 and _close(float(a), float(b), tolerance)
+    except OverflowError:  # an integer beyond a float's range is near no float
+        return False
 
 
 def call_match(got: Any, expected: Any, comparison: Comparison) -> bool:
@@ -364,7 +423,7 @@ def _json_equal(a: Any, b: Any, comparison: Comparison) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
     if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b or _close(float(a), float(b), comparison.float_tolerance)
+        return _numbers_match(a, b, comparison.float_tolerance)
     if isinstance(a, str) and isinstance(b, str):
         return a == b or (not comparison.case_sensitive and a.lower() == b.lower())
     if isinstance(a, list) and isinstance(b, list):

@@ -3,15 +3,16 @@
 It reads one job (JSON) from stdin, compiles once if the language needs it, then runs
 each test in a child process with its own limits, up to `parallel` at a time, and
 streams one JSON line per test back on stdout. Outputs are compared on the host, so
-expected answers never enter the sandbox.
+expected outputs never enter the sandbox; an assert test's code (which holds its expected values) runs in a process
+of its own, which the program's never reaches.
 
-Python solutions skip interpreter start-up: the runner forks per test and the child
-execs the solution's code object (the "zygote" mode). A test's own code (assert and
-function-call tests) runs after it apart from it, on plain data (Harness). The source is byte-compiled once
-beforehand. Past INLINE_COMPILE_BYTES that is in a child of its own, under the compile limits (compiling takes
-~200 bytes of memory per byte of dense source, and time quadratic in some shapes), which hands the runner the
-marshalled code: the runner never holds a big syntax tree, and a program too big or too slow to compile gets a
-compile verdict instead of killing it. Smaller sources compile in the runner.
+Python solutions skip interpreter start-up: the runner forks per test and the child execs the solution's code object
+(the "zygote" mode). A test's own code (assert and function-call tests) runs in that child, and the solution in a
+child of it, on plain data (run_apart). The source is byte-compiled once beforehand. Past INLINE_COMPILE_BYTES that
+is in a child of its own, under the compile limits (compiling takes ~200 bytes of memory per byte of dense source,
+and time quadratic in some shapes), which hands the runner the marshalled code: the runner never holds a big syntax
+tree, and a program too big or too slow to compile gets a compile verdict instead of killing it. Smaller sources
+compile in the runner.
 
 The untrusted children share the runner's uid, so the runner makes itself
 non-dumpable: its /proc entries (fds, memory) become unreachable to them, and they
@@ -43,7 +44,7 @@ from binascii import b2a_base64
 # The builtins as the runner's own globals, and the few os functions a test's process ends with: the runner's code
 # that runs there after the program's (run_python, Harness) must not find names the program has rebound.
 globals().update((name, value) for name, value in vars(builtins).items() if not name.startswith("__"))
-_exit, getpid, write = os._exit, os.getpid, os.write
+_exit, getpid, read, write = os._exit, os.getpid, os.read, os.write
 flush_text = io.TextIOWrapper.flush
 dumps, loads = marshal.dumps, marshal.loads
 ModuleType = type(os)
@@ -74,8 +75,6 @@ STDLIB_WARM_MODULES = (
     "math", "collections", "itertools", "functools", "heapq", "bisect", "re", "string", "typing", "random", "json",
 )  # fmt: skip
 WARM_MODULES = (*STDLIB_WARM_MODULES, "numpy", "sortedcontainers", "pandas", "scipy")
-# A zygote's (sandbox/zygote_server.py, warm_for_runs): the modules it loaded, and pristine_state() of them.
-zygote_pristine = None
 # A Python test's sys.stdout and sys.stderr (output_streams): made once in the runner, not in every test's process.
 test_output_streams = None
 # Python's runtime libraries (sandbox/languages/python.py's packages), after the standard library: read-only under /usr.
@@ -172,6 +171,8 @@ class Child:
         self.waited_seen = 0  # the CPU wait (ns) it had at the last look
         self.idle = False  # moved to SCHED_IDLE (count_waits)
         self.waited_for_others = 0.0  # not counted against its wall time (count_waits)
+        self.apart = False  # its program runs in a child of its own (run_apart): program_pid, once it has started
+        self.program_pid = None
 
 
 def spawn(spec, limits, slot=None):
@@ -203,7 +204,7 @@ def spawn(spec, limits, slot=None):
                 signal.signal(signal.SIGPIPE, signal.SIG_DFL)
                 signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
                 os.execv(spec["argv"][0], spec["argv"])
-            run_python(spec["python_codes"], spec["pristine"])
+            run_python(spec["python_codes"], spec.get("python_call"))
         except BaseException as exc:
             write(2, f"runner: {type(exc).__name__}: {exc}\n".encode(errors="replace"))
         _exit(127)
@@ -212,6 +213,7 @@ def spawn(spec, limits, slot=None):
     child = Child(spec["index"], pid, out_r, err_r, time.monotonic())
     child.pidfd = os.pidfd_open(pid)
     child.slot = slot
+    child.apart = spec["python_codes"] is not None and len(spec["python_codes"]) > 1
     return child
 
 
@@ -329,28 +331,64 @@ def load_python(code_path):
     return code
 
 
-def run_python(codes, pristine):
-    """In a forked child: exec the solution as __main__, then the test's own code (if any) in a namespace of its own
-    (Harness). A test's code ends with `__judge__.done(marker)` (a function-call test's holds its result): the runner
-    writes it last on stdout when the process ends well, and only in the process it started."""
+def run_python(codes, call=None):
+    """In a forked child: exec the solution as __main__. With a test's own code (assert tests), that code runs in this
+    process and the solution in a child of it (run_apart): this process's exit status and the marker it writes last
+    on stdout say whether the test passed. With a `call` (function-call tests), the solution's function is called
+    here (run_call)."""
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))  # a file here, a pipe in the runner: made here
-    stdout = sys.stdout = test_output_streams[0]
-    sys.stderr = test_output_streams[1]
+    sys.stdout, sys.stderr = test_output_streams
     sys.argv = ["main.py"]
     sys.setrecursionlimit(100_000)
     if "random" in sys.modules:  # what os.fork's handler does: each test draws its own numbers, as a new process
         sys.modules["random"].seed()
+    if len(codes) > 1:
+        run_apart(codes[0], codes[1])
+    if call is not None:
+        run_call(codes[0], *call)
+    _exit(run_program(codes[0], {"__name__": "__main__", "__builtins__": builtins}))
+
+
+def run_call(code, name, args, marker):
+    """A function-call test, in the program's own process: its result goes to the host as JSON, where the expected
+    one is and where it is compared; whatever the program prints or rebinds here is only ever its answer."""
     namespace = {"__name__": "__main__", "__builtins__": builtins}
-    harness = Harness(namespace, pristine)
-    error = None
+    stdout = sys.stdout
+    error = answer = None
     try:
-        exec(codes[0], namespace)
-        if len(codes) > 1:
-            exec(codes[1], harness.namespace(codes[1]))
+        exec(code, namespace)
+        answer = __import__("json").dumps(json_ready(called(namespace, name, args)), default=list)
     except BaseException as exc:
         error = exc
-    if len(codes) > 1 and getpid() != harness.pid:  # a copy the program forked ran on into the test: it tells
-        _exit(1)  # its parent nothing (whether the test passed would let the program try answers until one does)
+    status = end_program(error, stdout)
+    if status == 0:
+        write(1, (marker + answer).encode(errors="surrogatepass"))
+    _exit(status)
+
+
+def called(namespace, name, args):
+    """The program's function `name` called (or the method of a new `Solution`, LeetCode's shape)."""
+    function = namespace.get(name)
+    if function is None and "Solution" in namespace:
+        function = getattr(namespace["Solution"](), name)
+    if function is None:
+        raise NameError(f"function {name!r} is not defined")
+    return function(*args)
+
+
+def run_program(code, namespace):
+    """Exec the program's code; its exit status (said on stderr when it failed), its output flushed."""
+    stdout = sys.stdout
+    error = None
+    try:
+        exec(code, namespace)
+    except BaseException as exc:
+        error = exc
+    return end_program(error, stdout)
+
+
+def end_program(error, stdout):
+    """The exit status of a program that ended with `error` (None: it ran to its end), with its output flushed."""
     status = exit_status(error)
     try:
         sys.stdout.flush()
@@ -363,9 +401,7 @@ def run_python(codes, pristine):
             flush_text(stdout)
         except BaseException:
             pass
-    if status == 0 and harness.finished():
-        write(1, harness.marker.encode())
-    _exit(status)
+    return status
 
 
 def output_streams():
@@ -390,7 +426,7 @@ def exit_status(error):
 
         # The program's traceback, as `python main.py` prints it: without the runner's frame that exec'd it.
         frame = error.__traceback__
-        if frame is not None and frame.tb_frame.f_code is run_python.__code__:
+        if frame is not None and frame.tb_frame.f_code in EXECUTING_CODES:
             error.__traceback__ = frame.tb_next
         traceback.print_exception(error)
     except BaseException:  # no memory left to import it with (a thread bomb's stacks), or builtins it uses rebound
@@ -398,9 +434,23 @@ def exit_status(error):
     return 1
 
 
+# --- Tests apart from the program -------------------------------------------------------------------------------
+#
+# An assert or function-call test's process (the runner's child, forked before any program code runs) forks the
+# program's process and runs the test's code itself, on plain data only: it asks the program's process for the
+# names the test uses and calls its functions over a pair of pipes, with arguments and results marshalled as
+# builtin data. Nothing the program does reaches the test's interpreter (its builtins, modules, frames, tracer or
+# `False`), the test's code and expected values never enter the program's process, and the verdict is the test
+# process's own exit status: a program can only answer, never judge.
+
+
 class NotPlainData(BaseException):
     """A value the program gave a test that is not plain data. Not an Exception: a test's own `except Exception`
     must not take it for an error the program was asked to raise."""
+
+
+class ProgramEnded(BaseException):
+    """The program's process ended while the test still needed it (an exit in the program, or it was killed)."""
 
 
 # Subclasses of builtin types, read as their base's value through the base's own methods (never the subclass's).
@@ -417,12 +467,13 @@ PLAIN_READERS = (
     (set, lambda value, depth: {plain_copy(item, depth) for item in set.__iter__(value)}),
 )
 PLAIN_DEPTH = 1000
+PLAIN_TYPES = (type(None), bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
 type_name = type.__dict__["__name__"].__get__  # a class's own name, whatever its metaclass answers
 
 
 def plain_copy(value, depth=0):
-    """`value` copied as builtin data (None, bool, numbers, str, bytes, and tuples, lists, dicts and sets of them),
-    which nothing the program defined can answer for; NotPlainData when it holds anything else."""
+    """In the program's process: `value` copied as builtin data (None, bool, numbers, str, bytes, and tuples, lists,
+    dicts and sets of them); NotPlainData when it holds anything else."""
     try:
         return loads(dumps(value))  # C speed; marshal takes exact builtin types only
     except ValueError:
@@ -434,15 +485,288 @@ def plain_copy(value, depth=0):
     raise NotPlainData(f"a value of type {type_name(type(value))}: not plain data (tests compare builtin values only)")
 
 
-class Opaque:
-    """A value the program made that is not plain data (an instance of its own class, a generator): the test may
+def checked_plain(value, depth=0):
+    """In the test's process: `value` as the program's process sent it, taken only if it is builtin data (marshal
+    also carries code objects and the like)."""
+    kind = type(value)
+    if kind not in PLAIN_TYPES or depth > PLAIN_DEPTH:
+        raise NotPlainData(f"the program's process sent a {type_name(kind)}: not plain data")
+    if kind is dict:
+        for key, item in value.items():
+            checked_plain(key, depth + 1)
+            checked_plain(item, depth + 1)
+    elif kind in (tuple, list, set, frozenset):
+        for item in value:
+            checked_plain(item, depth + 1)
+    return value
+
+
+MESSAGE_HEADER = 8
+
+
+def send(fd, value):
+    """One message on a pipe: its length, then `value` marshalled."""
+    data = dumps(value)
+    data = len(data).to_bytes(MESSAGE_HEADER, "little") + data
+    while data:
+        data = data[write(fd, data) :]
+
+
+def receive(fd):
+    """The next message on a pipe, unmarshalled; None when the other side closed it (or sent something cut)."""
+    header = read_exactly(fd, MESSAGE_HEADER)
+    if header is None:
+        return None
+    data = read_exactly(fd, int.from_bytes(header, "little"))
+    try:
+        return None if data is None else loads(data)
+    except (ValueError, EOFError, TypeError):
+        return None
+
+
+def read_exactly(fd, size):
+    chunks = []
+    while size:
+        chunk = read(fd, min(size, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def run_apart(program_code, test_code):
+    """The test's process: fork the program's process, run the test's code against it, and end with the verdict
+    as the exit status (0: every check passed and the program ended well), the marker written last."""
+    requests, replies = os.pipe(), os.pipe()
+    handle_tag = os.urandom(16)  # marks the program's own objects the test hands back (ProgramObject)
+    pid = fork()
+    if pid == 0:  # the program's process: never returns
+        os.close(requests[1])
+        os.close(replies[0])
+        forget_tests()
+        serve_tests(program_code, requests[0], replies[1], handle_tag)
+    os.close(requests[0])
+    os.close(replies[1])
+    # Imports in the test's code come from the interpreter's own directories, never from one the program can write
+    # (its source's directory is the working directory: a `random.py` written there would run here).
+    sys.path[:] = [path for path in sys.path if path and not writable_by_programs(path)]
+    sys.path_importer_cache.clear()
+    program = ProgramProcess(pid, requests[1], replies[0], handle_tag)
+    harness = Harness(program)
+    error = None
+    try:
+        exec(test_code, harness.namespace(test_code))
+    except BaseException as exc:
+        error = exc
+    status = program.end()
+    if os.WIFSIGNALED(status):  # the program was killed (its CPU limit, its memory): so is its test
+        try:  # noqa: SIM105 - contextlib costs start-up time (see the module's docstring)
+            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        except (OSError, ValueError):  # SIGKILL and SIGSTOP keep theirs
+            pass
+        os.kill(getpid(), os.WTERMSIG(status))
+    if os.WEXITSTATUS(status) != 0:  # it failed: a runtime error of its own, said on stderr
+        _exit(os.WEXITSTATUS(status))
+    if isinstance(error, ProgramEnded):
+        write(2, b"the program ended before its tests did\n")
+        _exit(1)
+    if exit_status(error) == 0 and harness.finished():
+        write(1, harness.marker.encode())
+        _exit(0)
+    _exit(1)
+
+
+def writable_by_programs(path):
+    """Whether programs may write under `path`: the sandbox's own directory (theirs, the working directory) or /tmp."""
+    path = os.path.realpath(path)
+    return any(path == top or path.startswith(top + "/") for top in (sandbox_root, "/tmp"))
+
+
+sandbox_root = "/sandbox"  # the run's directory: its programs' sources, inputs and files (main)
+
+
+def forget_tests():
+    """In the program's process, before its code runs: drop what it inherited of the tests (every test's code, held by
+    the runner's frames), so it finds none of them in its own memory."""
+    for spec in running_specs:
+        spec.clear()
+    running_specs.clear()
+    gc.collect()
+
+
+running_specs = []  # the runner's test specs (main), emptied in every program's process
+
+
+def serve_tests(code, requests, replies, handle_tag):
+    """The program's process: run the program as __main__, then answer the test's process until it is done; exit
+    as the program ends (never returns)."""
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    stdout = sys.stdout
+    error = None
+    try:
+        exec(code, namespace)
+    except BaseException as exc:
+        error = exc
+    server = ProgramServer(namespace, handle_tag)
+    me = getpid()
+    while error is None:
+        request = receive(requests)
+        if request is None:  # the test is done
+            break
+        try:
+            reply = server.answer(request)
+        except SystemExit as exc:
+            error = exc
+            break
+        if getpid() != me:  # a copy the program forked returned into the harness: it tells the test nothing
+            _exit(1)  # (whether its answer passed would let the program try answers until one does)
+        try:
+            send(replies, reply)
+        except OSError:  # the test's process is gone (killed): nothing more is asked
+            break
+    _exit(end_program(error, stdout))
+
+
+class ProgramServer:
+    """The program's side: its names, the objects it made (handles: the test may only hand them back), its answers as
+    plain data."""
+
+    def __init__(self, namespace, handle_tag):
+        self.namespace, self.handle_tag, self.objects = namespace, handle_tag, []
+
+    def answer(self, request):
+        kind = request[0]
+        try:
+            if kind == "names":
+                return ("names", {name: self.describe(name) for name in request[1] if name in self.namespace})
+            if kind == "call":
+                _, target, args, kwargs = request
+                function = self.objects[target] if type(target) is int else self.namespace[target]
+                args, kwargs = self.resolved(args), self.resolved(kwargs)
+                result = function(*args, **kwargs)
+                return ("value", *self.described(result), self.changed(args))
+        except SystemExit:
+            raise
+        except NotPlainData as exc:
+            return ("raised", ("NotPlainData",), str(exc), "")
+        except BaseException as exc:  # the program's function raised: the test may expect it
+            return ("raised", self.exception_names(exc), self.text(exc), self.traceback_of(exc))
+        return ("raised", ("RuntimeError",), f"unknown request {kind!r}", "")
+
+    def describe(self, name):
+        value = self.namespace[name]
+        if type(value) is ModuleType:
+            return ("module", value.__name__ if type(value.__name__) is str else "")
+        if callable(value):
+            return ("callable", name)
+        return self.described(value)
+
+    def described(self, value):
+        """("plain", the value) or ("object", its handle number, its type's name)."""
+        try:
+            return ("plain", plain_copy(value))
+        except NotPlainData:
+            self.objects.append(value)
+            return ("object", len(self.objects) - 1, type_name(type(value)))
+
+    def resolved(self, value):
+        """Arguments from the test, with the handles of the program's objects replaced by the objects."""
+        kind = type(value)
+        if kind is tuple and len(value) == 2 and value[0] == self.handle_tag:
+            return self.objects[value[1]]
+        if kind in (list, tuple):
+            return kind(self.resolved(item) for item in value)
+        if kind is dict:
+            return {key: self.resolved(item) for key, item in value.items()}
+        return value
+
+    @staticmethod
+    def changed(args):
+        """The lists, dicts and sets the test passed, as the call left them (those of plain data): the test's copies
+        are brought up to date (a function that sorts a list in place)."""
+        changed = []
+        for index, arg in enumerate(args):
+            if type(arg) in (list, dict, set):
+                try:  # noqa: SIM105 - contextlib costs start-up time (see the module's docstring)
+                    changed.append((index, plain_copy(arg)))
+                except NotPlainData:
+                    pass
+        return changed
+
+    @staticmethod
+    def exception_names(exc):
+        return tuple(type_name(cls) for cls in type(exc).__mro__)
+
+    @staticmethod
+    def text(exc):
+        try:
+            return str(exc)[:2000]
+        except BaseException:
+            return ""
+
+    @staticmethod
+    def traceback_of(exc):
+        try:
+            import traceback  # only for a call that raised: it costs start-up time
+
+            return "".join(traceback.format_exception(exc))[-STDERR_TAIL:]
+        except BaseException:
+            return ""
+
+
+def json_ready(value, depth=0):
+    """A function-call result as JSON would take it with `default=list` (sets, tuples, generators as lists), and
+    numpy's values as Python's (`tolist`)."""
+    try:
+        return plain_copy(value)
+    except NotPlainData:
+        pass
+    if depth < PLAIN_DEPTH:
+        if hasattr(type(value), "tolist"):
+            return json_ready(value.tolist(), depth + 1)
+        if hasattr(type(value), "__iter__"):
+            return [json_ready(item, depth + 1) for item in value]
+    raise NotPlainData(f"the function returned a value of type {type_name(type(value))}: not JSON data")
+
+
+class ProgramProcess:
+    """The test's side of the program's process."""
+
+    def __init__(self, pid, requests, replies, handle_tag):
+        self.pid, self.requests, self.replies, self.handle_tag = pid, requests, replies, handle_tag
+        self.status = None
+
+    def ask(self, request):
+        try:
+            send(self.requests, request)
+        except (BrokenPipeError, ValueError) as exc:
+            if isinstance(exc, ValueError):  # marshal: the test passes something that is not data
+                raise NotPlainData(f"the test passes the program a value that is not plain data: {exc}") from None
+            raise ProgramEnded() from None
+        reply = receive(self.replies)
+        if type(reply) is not tuple or not reply:
+            raise ProgramEnded()
+        return reply
+
+    def end(self):
+        """Close the test's side and wait for the program to end: its wait status."""
+        if self.status is None:
+            os.close(self.requests)
+            os.close(self.replies)
+            self.status = os.waitpid(self.pid, 0)[1]
+        return self.status
+
+
+class ProgramObject:
+    """An object the program made that is not plain data (an instance of its own class, a generator): the test may
     hand it back to the program (MBPP builds the program's `Pair`s for it), but any comparison, truth test or
     reading of it fails the test, so no class of the program's can answer a check."""
 
-    __slots__ = ("harness", "origin", "value")
+    __slots__ = ("harness", "number", "origin")
 
-    def __init__(self, value, harness, origin):
-        self.value, self.harness, self.origin = value, harness, origin
+    def __init__(self, number, harness, origin):
+        self.number, self.harness, self.origin = number, harness, origin
 
     def refuse(self, *args):
         self.harness.failure = f"{self.origin}: not plain data (tests compare builtin values only)"
@@ -451,112 +775,110 @@ class Opaque:
     __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __hash__ = refuse
     __len__ = __iter__ = __contains__ = __int__ = __float__ = __index__ = __str__ = __format__ = refuse
 
-
-def unwrapped(value, depth=0):
-    """`value` with each Opaque in it (in lists, tuples, dicts, sets the test built) replaced by what it holds."""
-    kind = type(value)
-    if kind is Opaque:
-        return value.value
-    if depth >= PLAIN_DEPTH or kind not in (list, tuple, dict):
-        return value
-    if kind is dict:
-        return {key: unwrapped(item, depth + 1) for key, item in value.items()}
-    return kind(unwrapped(item, depth + 1) for item in value)
+    def __call__(self, *args, **kwargs):
+        return self.harness.call(self.number, self.origin, args, kwargs)
 
 
 class Harness:
-    """What a test's own code reaches as `__judge__` (sandbox/judge.py's assert and function-call tests).
+    """What a test's own code reaches as `__judge__` (sandbox/judge.py's assert and function-call tests), in the
+    test's process: the program's names it uses, its functions as calls into the program's process."""
 
-    The test runs in a namespace of its own, with the builtins and modules as they were before the program ran
-    (`pristine`), so nothing the program rebinds reaches the test's comparisons. The program's names the test uses
-    are bound there through `expose`: a function's results reach the test only as plain data."""
-
-    def __init__(self, program, pristine):
-        self.program = program  # the program's namespace (function-call tests read it as it is)
-        self.pristine = pristine  # (builtins, {module name: module}) as taken by pristine_state
-        self.pid = getpid()
+    def __init__(self, program):
+        self.program = program
         self.marker = None
         self.failure = None
 
     def namespace(self, code):
         """The namespace a test's `code` runs in: the program's names it uses (not the builtins' names), exposed."""
-        builtins_, _ = self.pristine
-        namespace = {"__name__": "__main__", "__builtins__": builtins_, "__judge__": self}
-        for name in imported_names(code):
-            if name in self.program and name not in builtins_ and not name.startswith("__"):
-                namespace[name] = self.expose(name, self.program[name])
+        namespace = {"__name__": "__main__", "__builtins__": builtins, "__judge__": self}
+        wanted = sorted(name for name in imported_names(code) if name not in vars(builtins) and name[:2] != "__")
+        if wanted:
+            _, found = self.reply(self.program.ask(("names", wanted)), "names")
+            for name, description in checked_plain(found).items():
+                namespace[name] = self.exposed(name, description)
         return namespace
 
     def solution(self, name):
         """The program's `name`, exposed (HumanEval's candidate, bound after the prompt's own definitions)."""
-        if name not in self.program:
+        _, found = self.reply(self.program.ask(("names", [name])), "names")
+        if name not in checked_plain(found):
             raise NameError(f"name {name!r} is not defined")
-        return self.expose(name, self.program[name])
+        return self.exposed(name, found[name])
 
-    def expose(self, name, value):
-        """A module as it was before the program ran; a function (or class) whose results are plain data, or Opaque;
-        data as a plain copy, or Opaque."""
-        if type(value) is ModuleType:
-            return self.pristine[1].get(value.__name__, value)
-        if not callable(value):
-            return self.plain(name, value, f"{name} is")
+    def exposed(self, name, description):
+        """A module as this process has it; a function (or class) whose results are plain data, or ProgramObjects;
+        data as it is, or a ProgramObject."""
+        kind = description[0]
+        if kind == "module":  # only what this process has or the standard library: never a module the program wrote
+            module = description[1]
+            if module in sys.modules or module.partition(".")[0] in sys.stdlib_module_names:
+                return __import__(module, fromlist=["_"] if "." in module else ())
+            return ProgramObject(-1, self, f"{name} is a module of the program's own, {module!r}")
+        if kind == "callable":
+            return lambda *args, **kwargs: self.call(name, name, args, kwargs)
+        return self.value(description, f"{name} is")
 
-        def exposed(*args, **kwargs):
-            args = [unwrapped(arg) for arg in args]
-            kwargs = {key: unwrapped(arg) for key, arg in kwargs.items()}
-            return self.plain(name, value(*args, **kwargs), f"{name} returned")
+    def call(self, target, origin, args, kwargs):
+        request = ("call", target, self.handles(list(args)), self.handles(kwargs))
+        reply = self.reply(self.program.ask(request), "value")
+        for index, changed in checked_plain(reply[-1]):  # arguments the function changed in place (a list it sorted)
+            argument = args[index]
+            if type(argument) is list:
+                argument[:] = changed
+            elif type(argument) in (dict, set):
+                argument.clear()
+                argument.update(changed)
+        return self.value(reply[1:-1], f"{origin} returned")
 
-        return exposed
+    def value(self, description, origin):
+        if description[0] == "plain":
+            return checked_plain(description[1])
+        return ProgramObject(description[1], self, f"{origin} a value of type {description[2]}")
 
-    def plain(self, name, value, origin):
-        try:
-            return plain_copy(value)
-        except NotPlainData:
-            return Opaque(value, self, f"{origin} a value of type {type_name(type(value))}")
+    def handles(self, value, depth=0):
+        """Arguments for the program's process: the program's objects by their handles."""
+        kind = type(value)
+        if kind is ProgramObject:
+            return (self.program.handle_tag, value.number)
+        if depth < PLAIN_DEPTH and kind in (list, tuple):
+            return kind(self.handles(item, depth + 1) for item in value)
+        if depth < PLAIN_DEPTH and kind is dict:
+            return {key: self.handles(item, depth + 1) for key, item in value.items()}
+        return value
+
+    @staticmethod
+    def reply(reply, expected):
+        """The reply's fields; what the program's function raised, raised here as the builtin exception it is."""
+        if reply[0] == "raised":
+            _, names, text, traceback_text = reply
+            if "NotPlainData" in names:
+                raise NotPlainData(text)
+            kind = next((vars(builtins)[n] for n in names if isinstance(vars(builtins).get(n), type)), Exception)
+            error = kind(text) if issubclass(kind, BaseException) else Exception(text)
+            if traceback_text:
+                error.add_note(f"raised in the program:\n{traceback_text}")
+            raise error
+        if reply[0] != expected:
+            raise ProgramEnded()
+        return reply
 
     def done(self, marker):
         """Called by the test's code after its last check (an assert test's marker, a function-call test's marker and
-        result): the runner writes `marker` once its process ends well, after the program's own output."""
+        result): written last on stdout, once the program has ended well."""
         self.marker = marker
 
     def finished(self):
         return self.marker is not None and self.failure is None
 
 
-def pristine_state():
-    """The builtins and the modules loaded so far as they are before any program runs (in the runner): copies that
-    tests see in place of what programs can rebind. `sys` is left out: its attributes are the process's own state."""
-    copies = {module: ModuleType(name) for name, module in sys.modules.items() if type(module) is ModuleType}
-    copies.pop(sys)
-    for module, copy in copies.items():
-        vars(copy).update((k, copies.get(v, v) if type(v) is ModuleType else v) for k, v in vars(module).items())
-    by_name = {name: copies[module] for name, module in sys.modules.items() if module in copies}
-    real_import = builtins.__import__
-
-    def pristine_import(name, globals=None, locals=None, fromlist=(), level=0):
-        if level == 0 and name in by_name:
-            return by_name[name if fromlist else name.partition(".")[0]]
-        return real_import(name, globals, locals, fromlist, level)
-
-    builtins_ = vars(copies[builtins])
-    builtins_["__import__"] = pristine_import
-    return builtins_, by_name
+EXECUTING_CODES = (run_program.__code__, serve_tests.__code__, run_apart.__code__)  # the frames that exec code
 
 
 def warm_for_runs():
-    """In a zygote, once: the standard library's warm modules imported, and the pristine state taken, for every run
-    it forks (a run whose code names `collections` or `re` spent ~10 ms on them). A few MB, shared by the runs."""
-    global zygote_pristine
+    """In a zygote, once: the standard library's warm modules imported for every run it forks (a run whose code names
+    `collections` or `re` spent ~10 ms on them). A few MB, shared by the runs."""
     for name in STDLIB_WARM_MODULES:
         __import__(name)
-    zygote_pristine = (set(sys.modules), pristine_state())
-
-
-def run_pristine_state():
-    """pristine_state(): the zygote's, unless this run has loaded modules since (numpy, say)."""
-    if zygote_pristine is not None and sys.modules.keys() == zygote_pristine[0]:
-        return zygote_pristine[1]
-    return pristine_state()
 
 
 def kill_group(pid):
@@ -693,27 +1015,44 @@ def count_waits(running):
 
     Returns the soonest a test still at normal priority can reach YIELD_CPU_NS (seconds): a program that spins
     is demoted then, not up to a whole WAIT_LOOK_S later."""
-    crowded = sum(name.isdigit() for name in os.listdir("/proc")) > len(running) + 1  # + the runner
+    tests = [(child, test_pids(child)) for child in running.values()]
+    crowded = sum(name.isdigit() for name in os.listdir("/proc")) > sum(len(pids) for _, pids in tests) + 1  # runner
     until_yield = WAIT_LOOK_S
-    for child in running.values():
-        try:
-            with open(f"/proc/{child.pid}/schedstat", "rb") as handle:
-                ran, waited = (int(field) for field in handle.read().split()[:2])
-        except (OSError, ValueError):
-            continue
+    for child, pids in tests:
+        ran = waited = 0
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/schedstat", "rb") as handle:
+                    ran_here, waited_here = (int(field) for field in handle.read().split()[:2])
+            except (OSError, ValueError):
+                continue
+            ran, waited = ran + ran_here, waited + waited_here
         if not crowded:
-            child.waited_for_others += (waited - child.waited_seen) / 1e9
-        child.waited_seen = waited
+            child.waited_for_others += max(0, waited - child.waited_seen) / 1e9
+        child.waited_seen = max(waited, child.waited_seen)
         if ran > YIELD_CPU_NS and not child.idle:
             child.idle = True
-            try:  # noqa: SIM105 - contextlib costs start-up time (see the module's docstring)
-                os.sched_setscheduler(child.pid, os.SCHED_IDLE, os.sched_param(0))
-            except OSError:  # it has just ended
-                pass
+            for pid in pids:
+                try:  # noqa: SIM105 - contextlib costs start-up time (see the module's docstring)
+                    os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
+                except OSError:  # it has just ended
+                    pass
             announce_yield()
         elif not child.idle:
             until_yield = min(until_yield, (YIELD_CPU_NS - ran) / 1e9)
     return until_yield
+
+
+def test_pids(child):
+    """The processes a test is: its own, and for a test run apart its program's too (its child, once forked)."""
+    if child.apart and child.program_pid is None:
+        try:
+            with open(f"/proc/{child.pid}/task/{child.pid}/children", "rb") as handle:
+                forked = handle.read().split()
+            child.program_pid = int(forked[0]) if forked else None
+        except (OSError, ValueError):
+            pass
+    return (child.pid,) if child.program_pid is None else (child.pid, child.program_pid)
 
 
 def announce_yield():
@@ -768,6 +1107,7 @@ def result_of(child, status, usage, elapsed, limits):
         "wall_s": round(elapsed, 4),
         "cpu_s": round(cpu, 4),
         "max_rss_kb": usage.ru_maxrss,
+        "cpu_wait_s": round(child.waited_seen / 1e9, 4),  # runnable, waiting for a CPU: what a starved run does
         "stdout": b"".join(child.chunks["stdout"])[: limits["output_bytes"]].decode("utf-8", "replace"),
         "stderr": b"".join(child.chunks["stderr"])[-STDERR_TAIL:].decode("utf-8", "replace"),
     }
@@ -959,6 +1299,37 @@ def imported_names(code):
     return names
 
 
+def warm_modules(python, calls):
+    """Import the modules the solution and the tests' code name (WARM_MODULES) once, before the tests fork; json for
+    function-call tests (`calls`: run_call writes their results with it)."""
+    codes = [code for code in (python[0], *python[1]) if isinstance(code, type(python[0]))]
+    named = set().union(*map(imported_names, codes)) | ({"json"} if calls else set())
+    sys.path.extend(path for path in RUNTIME_PATHS if os.path.isdir(path))
+    for name in WARM_MODULES:
+        if name in named:
+            try:  # noqa: SIM105 (contextlib would be one more import in every run's start)
+                __import__(name)
+            except ImportError:  # a library this host lacks: the program's own import says so
+                pass
+
+
+def test_specs(job, stdin_paths, python):
+    """What run_children runs for each test: its input, and for Python the solution's code and the test's own."""
+    specs = []
+    for index, stdin_path in enumerate(stdin_paths):
+        spec = {"index": index, "argv": job["run"], "stdin_path": stdin_path, "address_space": job["address_space"]}
+        spec["python_codes"] = None
+        if python is not None:
+            solution, test_code = python[0], python[1][index]
+            if isinstance(test_code, str):  # its code does not compile: the test fails saying so
+                spec["error"] = test_code
+            else:
+                spec["python_codes"] = [solution, *([test_code] if test_code is not None else [])]
+                spec["python_call"] = job["tests"][index]["python_call"]
+        specs.append(spec)
+    return specs
+
+
 def memory_slots(fds):
     """The tests' memory cgroups the host opened (sandbox/executor.py): (cgroup.procs, OOM events) descriptor pairs."""
     if not fds:
@@ -998,7 +1369,9 @@ def main():
         out.write(to_json(message) + "\n")
         out.flush()
 
-    root = sys.argv[1]  # /sandbox inside bubblewrap; a temporary directory without isolation
+    global sandbox_root
+    # /sandbox inside bubblewrap; a temporary directory without isolation
+    root = sandbox_root = os.path.realpath(sys.argv[1])
     os.makedirs(os.path.join(root, "src"), exist_ok=True)
     os.makedirs(os.path.join(root, "in"), exist_ok=True)
     sources = set(job["files"])
@@ -1026,16 +1399,7 @@ def main():
             emit_fetched(job, root, emit)
             return
     if python is not None:
-        codes = [code for code in (python[0], *python[1]) if isinstance(code, type(python[0]))]
-        named = set().union(*map(imported_names, codes))
-        sys.path.extend(path for path in RUNTIME_PATHS if os.path.isdir(path))
-        for name in WARM_MODULES:
-            if name in named:
-                try:  # noqa: SIM105 (contextlib would be one more import in every run's start)
-                    __import__(name)
-                except ImportError:  # a library this host lacks: the program's own import says so
-                    pass
-        pristine = run_pristine_state() if any(python[1]) else None  # only tests with code of their own see it
+        warm_modules(python, any(test["python_call"] for test in job["tests"]))
         global test_output_streams
         test_output_streams = output_streams()
     try:
@@ -1043,18 +1407,9 @@ def main():
     except OSError as exc:  # the tests' data, not the program: a sandbox error, said in one line
         sys.stderr.write(f"the tests' inputs do not fit the sandbox's disk (limits.disk_mb): {exc.strerror}\n")
         sys.exit(1)
-    specs = []
-    for index, stdin_path in enumerate(stdin_paths):
-        spec = {"index": index, "argv": job["run"], "stdin_path": stdin_path, "address_space": job["address_space"]}
-        spec["python_codes"] = None
-        if python is not None:
-            solution, test_code = python[0], python[1][index]
-            if isinstance(test_code, str):  # its code does not compile: the test fails saying so
-                spec["error"] = test_code
-            else:
-                spec["python_codes"] = [solution, *([test_code] if test_code is not None else [])]
-                spec["pristine"] = pristine
-        specs.append(spec)
+    specs = test_specs(job, stdin_paths, python)
+    python = None  # the tests' code is in the specs alone, which a program's process empties (forget_tests)
+    running_specs[:] = specs
     # What the runner holds now is what every test inherits: kept out of the collector, so a test's collections
     # neither walk nor copy (copy-on-write) the runner's objects.
     gc.freeze()

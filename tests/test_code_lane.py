@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from reward_api.pool import WorkerPool
 from sandbox.cgroups import find_cgroups
 from sandbox.executor import Cancel, Executor, Limits
@@ -138,7 +140,15 @@ def idle_class(pid: int) -> bool:
     return False
 
 
-def test_a_program_that_runs_long_moves_to_idle_cpu_and_keeps_its_verdict() -> None:
+# A stdin/stdout test, and an assert test, whose program runs in a process of its own below the test's (run_apart).
+LONG_RUNNERS = {
+    "stdio": (SPIN, Input()),
+    "assert": ("def spin():\n    while True:\n        pass\n", Input(python_code="spin()")),
+}
+
+
+@pytest.mark.parametrize("shape", list(LONG_RUNNERS))
+def test_a_program_that_runs_long_moves_to_idle_cpu_and_keeps_its_verdict(shape: str) -> None:
     """Past 20 ms of CPU a test runs long: its run moves to idle CPU (every process of it), and its time limit
     still counts only the CPU it had, so the verdict is a time limit, not a wall-clock cut."""
     executor, cancel, seen = Executor(), Cancel(), {}
@@ -155,7 +165,8 @@ def test_a_program_that_runs_long_moves_to_idle_cpu_and_keeps_its_verdict() -> N
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
-    execution = executor.run("python", SPIN, [Input()], Limits(time_s=1.0), cancel=cancel)
+    program, test = LONG_RUNNERS[shape]
+    execution = executor.run("python", program, [test], Limits(time_s=1.0), cancel=cancel)
     seen["ended"] = True
     watcher.join()
     [result] = execution.tests

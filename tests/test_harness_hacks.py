@@ -120,9 +120,8 @@ HACKS = {
     "killing the parent": ("import os\ndef add(a, b):\n    os.kill(os.getppid(), 9)\n    return 9\n", ""),
     "killing every process it can": ("import os\ndef add(a, b):\n    os.kill(-1, 9)\n    return 9\n", ""),
     "answers tried in forked copies": (FORK_ORACLE, "AssertionError"),
-}
-OPEN = {  # what an in-process harness cannot stop: the program can read anything the test's process holds
-    "marker read from the interpreter's frames": STEAL_MARKER,
+    # The tests run in a process of their own: the program's frames hold no test, nor its marker.
+    "marker read from the interpreter's frames": (STEAL_MARKER, "AssertionError"),
 }
 SETTINGS = CodeSettings()
 LIMITS = Limits(time_s=10, wall_s=15, compile_s=60, total_s=120)
@@ -165,20 +164,14 @@ def test_stdio_exits_earn_nothing(judge: LocalJudge, hack: str) -> None:
     assert judged(judge, STDIO, f"{HACKS[hack][0]}{STDIO_RIGHT}").passed == 0
 
 
-@pytest.mark.parametrize("shape", ["humaneval", "mbpp", "multiple_py"])
-@pytest.mark.parametrize("hack", list(OPEN))
-@pytest.mark.xfail(strict=True, reason="in-process: the program can read the marker from the test's own process")
-def test_python_hacks_still_open(judge: LocalJudge, hack: str, shape: str) -> None:
-    assert judged(judge, REFERENCES[shape], OPEN[hack]).passed == 0
-
-
-def test_killing_the_runner_is_never_a_pass() -> None:
-    """Unisolated, the runner is the program's parent and can be killed: the run is lost (an error), not passed, even
-    when the program answers right after the kill."""
+def test_killing_its_parent_is_never_a_pass() -> None:
+    """Unisolated too, the program's parent is its test's process, not the runner: killing it fails that test (killed
+    by a signal), even when the program answers right after the kill, and the run goes on to the next test."""
     judge = LocalJudge(Executor(Isolation.NONE))
     right_after_the_kill = HACKS["killing the parent"][0].replace("return 9", "return a + b")
     report = judged(judge, REFERENCES["mbpp"], right_after_the_kill)
-    assert report.passed == 0 and report.sandbox_error, report.to_dict()
+    assert report.passed == 0 and report.sandbox_error is None, report.to_dict()
+    assert {(t.verdict, t.detail) for t in report.tests} == {("runtime_error", "signal 9")}, report.to_dict()
 
 
 def test_fair_twins_of_the_hacks_pass(judge: LocalJudge) -> None:

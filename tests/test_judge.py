@@ -155,7 +155,7 @@ def test_call_match(got: object, expected: object, comparison: Comparison, match
         ("def f():\n    return None", "f", [], None, A, ""),
         ("def f():\n    return 0.1 + 0.2", "f", [], 0.3, A, ""),
         ("def f():\n    return True", "f", [], 1, WA, ""),
-        ("def f():\n    return object()", "f", [], 1, RE, "not iterable"),
+        ("def f():\n    return object()", "f", [], 1, RE, "not JSON data"),
         ("def f():\n    return 1 / 0", "f", [], 1, RE, "ZeroDivisionError"),
         ("def g():\n    return 1", "f", [], 1, RE, "function 'f' is not defined"),
         ("def f(a):\n    return a", "f", [], 1, RE, "TypeError"),

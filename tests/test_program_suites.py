@@ -15,7 +15,7 @@ from sandbox.executor import Limits
 from sandbox.judge import LocalJudge, ProgramTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
 from sandbox.test_reports import TestOutcome as Outcome  # not `Test*`: pytest would try to collect it
-from sandbox.test_reports import parse
+from sandbox.test_reports import declared, parse
 
 LIMITS = Limits(time_s=10, wall_s=15, compile_s=60, total_s=120)
 A, WA, RE, CE, TLE = (
@@ -144,12 +144,12 @@ REPORTS = [
     ("pytest", "PASSED test_main.py::test_a\nFAILED test_main.py::T::test_b - assert 3 == 4\n",
      [Outcome("test_a", True), Outcome("test_b", False, "assert 3 == 4")]),
     ("pytest", "ERROR test_main.py::test_c - fixture 'x' not found\nXFAIL test_main.py::test_d\n",
-     [Outcome("test_c", False, "fixture 'x' not found"), Outcome("test_d", True)]),
+     [Outcome("test_c", False, "fixture 'x' not found"), Outcome("test_d", False)]),  # XFAIL: failed, as expected
     ("go_test", "--- PASS: TestA (0.00s)\n    --- FAIL: TestA/sub (0.00s)\n--- FAIL: TestB (0.01s)\n",
      [Outcome("TestA", True), Outcome("TestB", False)]),
     ("gtest", "[       OK ] S.A (0 ms)\n[  FAILED  ] S.B (1 ms)\n[  FAILED  ] 1 test, listed below:\n"
      "[  FAILED  ] S.B\n",
-     [Outcome("S.A", True), Outcome("S.B", False)]),
+     [Outcome("S.A", True), Outcome("S.B", False), Outcome("S.B", False)]),  # every report kept
     ("junit", "│  └─ T ✔\n│     ├─ a() ✔\n│     └─ b() ✘ expected: <4> but was: <3>\n└─ JUnit Vintage ✔\n",
      [Outcome("a()", True), Outcome("b()", False, "expected: <4> but was: <3>")]),
     ("jest", "  add\n    ✓ adds (2 ms)\n    ✕ fails on purpose (1 ms)\n  ✓ top level\n",
@@ -161,3 +161,24 @@ REPORTS = [
 @pytest.mark.parametrize(("report", "output", "expected"), REPORTS)
 def test_report_parsers(report: str, output: str, expected: list[Outcome]) -> None:
     assert parse(report, output) == expected
+
+
+DECLARED = [  # (framework, the reference's test code, the tests it declares as the framework reports them)
+    ("pytest", "def test_a():\n    pass\nclass TestB:\n    def test_c(self):\n        pass\ndef helper():\n    pass\n",
+     ["test_a", "test_c"]),
+    ("go_test", "func TestA(t *testing.T) {}\nfunc TestB(tb *testing.T) {}\nfunc helper(t *testing.T) {}\n",
+     ["TestA", "TestB"]),
+    ("gtest", "TEST(S, A) {}\nTEST_F(Fixture, B) {}\nTEST(S, DISABLED_C) {}\n", ["S.A", "Fixture.B"]),
+    ("gtest", "TEST_P(S, A) {}\n", None),  # parametrized: reported as Prefix/S.A/0, not foreseen
+    ("junit", "@Test void a() {}\n@Test\n@Timeout(5)\npublic void b() {}\nvoid helper() {}\n", ["a()", "b()"]),
+    ("junit", "@ParameterizedTest\n@ValueSource(ints = {1})\nvoid a(int x) {}\n", None),
+    ("jest", "describe('add', () => {\n  test('adds', () => {});\n  it(\"it's\", () => {});\n"
+     "  test.skip('later', () => {});\n  xit('never', () => {});\n});\n", ["adds", "it's"]),
+    ("jest", "test.each([[1, 2]])('adds %i', (a, b) => {});\n", None),
+    ("jest", "describe('nothing here', () => {});\n", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("report", "code", "expected"), DECLARED)
+def test_declared_tests_are_read_from_the_reference(report: str, code: str, expected: list[str] | None) -> None:
+    assert declared(report, code) == expected

@@ -6,7 +6,9 @@ only in the chain of thought is a draft, not an answer: it is never looked at. O
 blocks there, the last one whose info string names a language the sandbox runs is taken
 (output samples in a ```text block after the solution do not replace it; nor does a ```bash
 block saying how to run it), else the last block. An unclosed fence (a cut-off answer) is
-no block. Its language is the fence's, else the reference's `language`, else Python.
+no block. Its language is the reference's `language` where it names one (a fence naming another is a wrong answer:
+the fence never chooses the runtime and its allowances), else the fence's, else Python. An answer in a language the
+sandbox cannot run is a wrong answer saying why, never a status a trainer masks.
 
 Accuracy is the fraction of tests passed (1 or 0 with `all_or_nothing`); details carry the
 judge's verdict per test. A completion without code scores 0 with a reason; a program over
@@ -57,10 +59,16 @@ def grade_code(
     block = extract_code(completion)
     if block is None:
         return Score(0.0, {"reason": "no fenced code block in the answer"})
-    language = (ref.language if ref.suite.kind == "program" else block.language or ref.language) or "python"
+    # The reference's language where it names one: a fence must not choose another runtime and its allowances.
+    chosen_by_answer = ref.suite.kind != "program" and ref.language is None and block.language is not None
+    language = (block.language if chosen_by_answer else ref.language) or "python"
     details: dict[str, Any] = {"language": language, "code_chars": len(block.code)}
-    if ref.suite.kind in ("call", "assert") and language != "python":
-        return Score(0.0, details | {"reason": f"{ref.suite.kind} tests need Python, the answer is {language}"})
+    if ref.suite.kind in ("call", "assert") and (block.language or "python") != "python":
+        return Score(0.0, details | {"reason": f"{ref.suite.kind} tests need Python, the answer is {block.language}"})
+    if ref.language is not None and block.language not in (None, ref.language) and ref.suite.kind != "program":
+        return Score(
+            0.0, details | {"reason": f"the reference asks for {ref.language}, the answer is {block.language}"}
+        )
     program = ref.program(block.code)
     # Judged here too: a remote sandbox refuses a request this large (413), which would be no verdict.
     if (too_large := source_size_error(program)) is not None:
@@ -69,6 +77,8 @@ def grade_code(
         try:
             report = _judge(backend, language, program, ref)
         except LanguageError as exc:  # not enabled here, its toolchain missing, or no toolchain runs it here
+            if chosen_by_answer:  # the answer's choice, not the item's fault: a wrong answer, never a masked status
+                return Score(0.0, details | {"reason": f"the answer's language cannot run here: {exc}"})
             raise InvalidItem(str(exc)) from None
     if report.sandbox_error:
         raise SandboxError(report.sandbox_error[-500:])

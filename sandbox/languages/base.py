@@ -84,18 +84,23 @@ class Language:
     tests_run_as: str = ""
     # Code that prints `{marker}` once a program suite's tests have all run, put after them (`tests_done_at` "end"),
     # last in the braced body of the last block whose head matches `tests_block` ("block": the C family's main, D's
-    # unittest), or last at the indentation the tests end with ("indented": Haskell's `main = do`). A run that does
+    # unittest), last at the indentation the tests end with ("indented": Haskell's `main = do`), or just before the
+    # last match of `tests_block` ("before": Fortran's `end program`, a Verilog testbench's `$finish`). A run that does
     # not print it ended before its tests did (exit(0) in the program) and fails. Empty where nothing can be put
     # there: Ruby's and Lua's test libraries end the run themselves (their summary stands in: tests_summary); JUnit
     # and Jest order tests their own way (a passing run of theirs must report one of the reference's tests instead:
     # sandbox/judge.py's program_verdicts).
     tests_done: str = ""
-    tests_done_at: Literal["end", "block", "indented"] = "end"
+    tests_done_at: Literal["end", "block", "indented", "before"] = "end"
     tests_block: str = r"\b[Mm]ain\s*\("
     # Where the test library ends the run itself (tests_done empty): (what the tests' code calls it by, the summary
     # it prints once every test has run). A clean run of such tests without the summary ended before they did
     # (LuaUnit runs inside `os.exit(...)`, Ruby's test/unit at exit, which `exit!` skips).
     tests_summary: tuple[str, str] | None = None
+    # What a source file may not turn on (a regular expression), with why: options, preprocessors, plugins and
+    # compile-time code of the toolchain's that would run a program of the source's choosing over the whole file, its
+    # tests included (GHC's `OPTIONS_GHC -F -pgmF`, Template Haskell). A source that does is a compile error.
+    refused_in_source: tuple[str, str] | None = None
 
     def main_name(self, code: str) -> str:
         """The program's name, `{main}` in the templates (Java: the public class)."""
@@ -122,8 +127,19 @@ class Language:
         if self.tests_done_at == "indented":
             indent = re.match(r"[ \t]*", tests.rstrip().rpartition("\n")[2]).group()
             return f"{tests.rstrip()}\n{indent}{done}\n" if indent else None
+        if self.tests_done_at == "before":
+            where = max((match.start() for match in re.finditer(self.tests_block, tests)), default=None)
+            return None if where is None else f"{tests[:where]}{done}\n{tests[where:]}"
         where = _end_of_block(tests, self.tests_block)
         return None if where is None else f"{tests[:where]}\n{done}\n{tests[where:]}"
+
+    def source_refusal(self, code: str) -> str | None:
+        """Why `code` may not be compiled here (refused_in_source), or None."""
+        if self.refused_in_source is None:
+            return None
+        pattern, why = self.refused_in_source
+        found = re.search(pattern, code)
+        return None if found is None else f"{found.group().strip()[:200]}: {why}"
 
     def fit(self, limits: L) -> L:
         """`limits` with this toolchain's start-up and floors added (what GET /v1/languages reports)."""

@@ -9,4 +9,8 @@ FORTRAN = Language(
     apt=("gfortran",),
     version=("/usr/bin/gfortran", "--version"),
     aliases=("f90", "gfortran"),
+    # the tests are the main program: the marker goes before its end (a `stop` in the program skips it)
+    tests_done="print '(a)', \"{marker}\"",
+    tests_done_at="before",
+    tests_block=r"(?im)^[ \t]*end[ \t]*program\b",
 )

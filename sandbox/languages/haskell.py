@@ -14,6 +14,13 @@ HASKELL = Language(
     compile_memory_floor_mb=1536,
     compile_floor_s=30.0,
     aliases=("hs",),
+    refused_in_source=(
+        r"(?is)\{-#\s*OPTIONS(?:_GHC)?\b(?:(?!#-\}).)*?(?:\s-F\b|-pgm|-opt|plugin|-package)(?:(?!#-\}).)*#-\}"
+        r"|\{-#\s*LANGUAGE\b(?:(?!#-\}).)*?\b(?:TemplateHaskell\w*|QuasiQuotes|CPP)\b(?:(?!#-\}).)*#-\}",
+        "GHC options, preprocessors and plugins a source file turns on (-F, -pgm*, -opt*, -fplugin, -package), "
+        "Template Haskell, quasi-quotes and CPP are off in the sandbox: they would run code of the program's choosing "
+        "over the whole file, tests included",
+    ),
     tests_done='putStr "{marker}"',
     tests_done_at="indented",  # MultiPL-E's tests end in `main = do`
 )

@@ -21,4 +21,5 @@ KOTLIN_SCRIPT = Language(
     start_s=5.0,
     memory_floor_mb=768,
     aliases=("kts",),
+    tests_done='print("{marker}"); System.out.flush()',  # a script runs top to bottom: after exitProcess, nothing
 )  # fmt: skip

@@ -8,4 +8,5 @@ SQL = Language(
     apt=("sqlite3",),
     version=("/usr/bin/sqlite3", "--version"),
     aliases=("sqlite",),
+    tests_done="SELECT '{marker}';",  # after the tests' statements: `.exit 0` in the program skips it
 )

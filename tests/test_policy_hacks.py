@@ -1,0 +1,498 @@
+"""Wrong programs a policy under optimisation pressure finds, each scoring 0 (or only what it really passed), beside
+the right program that scores 1. Judged as the reward service judges a `code` item (reward_api/graders/code.py with
+the real sandbox), by cause:
+
+- numbers: a float tolerance must not pass a wrong integer (stdio and function calls, every language);
+- statuses: what the program causes is its verdict, never a status a trainer masks (a fence the reference did
+  not ask for, a language that cannot run, a program that burns a little CPU and then sleeps);
+- counting: every test the reference declares must report a pass, once (skipped, expected-to-fail, filtered out,
+  forged beside the real report, or a run of zero tests is a failure);
+- early exits where a language had no done marker (Fortran, Kotlin script, SQL, Verilog);
+- the done marker never shown, and never the same for two programs.
+
+tests/test_harness_hacks.py holds the earlier table (Python's in-process hacks, exits before the tests).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from reward_api.graders.code import grade_code
+from reward_api.graders.code_reference import parse_reference
+from reward_api.local import LocalServer
+from reward_api.profiles import CodeSettings
+from sandbox.executor import Executor, Limits
+from sandbox.executor import TestInput as Input
+from sandbox.judge import Comparison, LocalJudge, ProgramTest, call_match, done_marker, stdio_match
+from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
+from tests.multiple_cases import CASES
+from tests.test_service import grade
+
+SETTINGS = CodeSettings()
+BY_LANGUAGE = {case.language: case for case in CASES}
+LIMITS = Limits(time_s=10, wall_s=15, compile_s=60, total_s=120)
+
+
+@pytest.fixture(scope="module")
+def judge() -> LocalJudge:
+    return LocalJudge()
+
+
+def accuracy(judge: LocalJudge, reference: object, completion: str) -> tuple[float, dict]:
+    score = grade_code(completion, reference, SETTINGS, judge)
+    return score.value, score.details
+
+
+def fenced(language: str, code: str) -> str:
+    return f"<think>...</think>\n```{language}\n{code}\n```\n"
+
+
+# --- numbers ------------------------------------------------------------------------------------------------------
+
+DEFAULT, EXACT = Comparison(), Comparison(float_tolerance=0.0)
+STDIO_TOKENS = [  # (printed, expected, comparison, matches)
+    ("500000000000", "500000500000", DEFAULT, False),  # integers: exactly, at any size
+    ("500000500000", "500000500000", DEFAULT, True),
+    ("9007199254740992", "9007199254740993", EXACT, False),  # 2^53 is not 2^53+1, though floats say so
+    ("9007199254740992", "9007199254740993", DEFAULT, False),
+    ("123456789012345678901234567890", "123456789012345678901234567891", DEFAULT, False),
+    ("-0", "0", DEFAULT, True),
+    ("007", "7", DEFAULT, True),
+    ("1_000", "1000", DEFAULT, False),  # Python's float() reads it; a judge does not
+    ("1.0000001", "1", DEFAULT, True),  # a float on either side: within the tolerance
+    ("2", "2.0000000001", DEFAULT, True),
+    ("1e3", "1000", DEFAULT, True),
+    ("0.30000000000000004", "0.3", DEFAULT, True),
+    ("0.30000000000000004", "0.3", EXACT, False),
+    ("1.0", "1", EXACT, True),  # exactly the same number
+    ("1" + "0" * 400, "1" + "0" * 399 + "1", DEFAULT, False),  # beyond a float's range: exact, no overflow
+    ("nan", "nan", DEFAULT, True),
+    ("inf", "1e308", DEFAULT, False),
+]
+
+
+@pytest.mark.parametrize(("printed", "expected", "comparison", "matches"), STDIO_TOKENS)
+def test_stdout_numbers(printed: str, expected: str, comparison: Comparison, matches: bool) -> None:
+    assert stdio_match(f"{printed}\n", f"{expected}\n", comparison) is matches
+
+
+CALL_VALUES = [  # (returned, expected, comparison, matches)
+    (500000000000, 500000500000, DEFAULT, False),
+    (2**53, 2**53 + 1, EXACT, False),
+    (2**53, 2**53 + 1, DEFAULT, False),
+    ([1, 2**70], [1, 2**70 + 1], DEFAULT, False),
+    (1.0, 1, DEFAULT, True),
+    (0.1 + 0.2, 0.3, DEFAULT, True),
+    (2**53, float(2**53 + 1), EXACT, True),  # a float on one side: compared as the float it is
+    (True, 1, DEFAULT, False),
+]
+
+
+@pytest.mark.parametrize(("returned", "expected", "comparison", "matches"), CALL_VALUES)
+def test_returned_numbers(returned: object, expected: object, comparison: Comparison, matches: bool) -> None:
+    assert call_match(returned, expected, comparison) is matches
+
+
+# Sum of 1..n for n = 10^6: the wrong programs print n*n/2 = 500000000000, within 1e-6 of 500000500000.
+GAUSS = {"inputs": ["1000000\n"], "outputs": ["500000500000\n"]}
+GAUSS_PROGRAMS = {  # language: (right, wrong)
+    "python": ("n = int(input())\nprint(n * (n + 1) // 2)", "n = int(input())\nprint(n * n // 2)"),
+    "c": (
+        '#include <stdio.h>\nint main(void) { long long n; scanf("%lld", &n); printf("%lld\\n", n * (n + 1) / 2); }',
+        '#include <stdio.h>\nint main(void) { long long n; scanf("%lld", &n); printf("%lld\\n", n * n / 2); }',
+    ),
+    "cpp": (
+        "#include <iostream>\nint main() { long long n; std::cin >> n; std::cout << n * (n + 1) / 2 << '\\n'; }",
+        "#include <iostream>\nint main() { long long n; std::cin >> n; std::cout << n * n / 2 << '\\n'; }",
+    ),
+    "javascript": (
+        "const n = BigInt(require('fs').readFileSync(0, 'utf8').trim());\nconsole.log(String(n * (n + 1n) / 2n));",
+        "const n = BigInt(require('fs').readFileSync(0, 'utf8').trim());\nconsole.log(String(n * n / 2n));",
+    ),
+    "go": (
+        'package main\nimport "fmt"\nfunc main() { var n int64; fmt.Scan(&n); fmt.Println(n * (n + 1) / 2) }',
+        'package main\nimport "fmt"\nfunc main() { var n int64; fmt.Scan(&n); fmt.Println(n * n / 2) }',
+    ),
+    "rust": (
+        "use std::io::*;\nfn main() { let mut s = String::new(); stdin().read_line(&mut s).unwrap();\n"
+        'let n: i64 = s.trim().parse().unwrap(); println!("{}", n * (n + 1) / 2); }',
+        "use std::io::*;\nfn main() { let mut s = String::new(); stdin().read_line(&mut s).unwrap();\n"
+        'let n: i64 = s.trim().parse().unwrap(); println!("{}", n * n / 2); }',
+    ),
+    "java": (
+        "import java.util.*;\npublic class Main { public static void main(String[] a) {\n"
+        "long n = new Scanner(System.in).nextLong(); System.out.println(n * (n + 1) / 2); } }",
+        "import java.util.*;\npublic class Main { public static void main(String[] a) {\n"
+        "long n = new Scanner(System.in).nextLong(); System.out.println(n * n / 2); } }",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", list(GAUSS_PROGRAMS))
+def test_a_wrong_big_integer_is_wrong_in_every_language(judge: LocalJudge, language: str) -> None:
+    right, wrong = GAUSS_PROGRAMS[language]
+    assert accuracy(judge, GAUSS, fenced(language, right))[0] == 1.0
+    value, details = accuracy(judge, GAUSS, fenced(language, wrong))
+    assert value == 0.0 and details["verdicts"] == {"wrong_answer": 1}, details
+
+
+def test_a_wrong_big_integer_returned_is_wrong(judge: LocalJudge) -> None:
+    reference = {"fn_name": "gauss", "inputs": [[10**6], [2**53]], "outputs": [500000500000, 2**105 + 2**52]}
+    right = "def gauss(n):\n    return n * (n + 1) // 2"
+    wrong = "def gauss(n):\n    return n * n // 2"
+    assert accuracy(judge, reference, fenced("python", right))[0] == 1.0
+    assert accuracy(judge, reference, fenced("python", wrong))[0] == 0.0
+
+
+# --- Python's tests in a process of their own ---------------------------------------------------------------------
+
+# Ways out of a harness in the program's own process (the tracer and a library's replaced code were passes while
+# the tests ran there); apart, none reaches the test.
+STEAL_IN_IMPORT = (
+    "import os, sys\n"
+    "frame = sys._getframe()\n"
+    "while frame is not None:\n"
+    "    for const in frame.f_code.co_consts:\n"
+    "        if isinstance(const, str) and '<<<judge-' in const:\n"
+    "            os.write(1, const.encode())\n"
+    "            os._exit(0)\n"
+    "    frame = frame.f_back\n"
+)
+ESCAPES = {
+    "a tracer that jumps every frame of the test to its end": (
+        "import sys\ndef tracer(frame, event, arg):\n"
+        "    if frame.f_code.co_filename == 'test.py' and event == 'line':\n"
+        "        try:\n            frame.f_lineno = max(line for _, _, line in frame.f_code.co_lines() if line)\n"
+        "        except Exception:\n            pass\n    return tracer\nsys.settrace(tracer)\n"
+        "def add(a, b):\n    sys._getframe(1).f_trace = tracer\n    return 7\n"
+    ),
+    "the harness's helpers replaced through its frames": (
+        "import sys\ndef add(a, b):\n    frame = sys._getframe()\n    while frame is not None:\n"
+        "        for value in list(frame.f_globals.values()):\n            if hasattr(value, 'finished'):\n"
+        "                type(value).finished = lambda self: True\n        frame = frame.f_back\n    return 7\n"
+    ),
+    "a library function's code replaced": (
+        "import math\ndef close(*args, **kwargs):\n    return True\nmath.isclose = close\n"
+        "import json\njson.dumps.__code__ = (lambda *a, **k: '5').__code__\ndef add(a, b):\n    return 7\n"
+    ),
+    "False made true through ctypes": (
+        "import ctypes\ndef add(a, b):\n    ctypes.c_long.from_address(id(False) + 24).value = 1\n    return 7\n"
+    ),
+    "expected values read from the test's code in memory": (
+        "import gc\ngc.unfreeze()\ndef add(a, b):\n    for value in gc.get_objects():\n"
+        "        if type(value) is type(add.__code__) and value.co_filename == 'test.py':\n"
+        "            numbers = [c for c in value.co_consts if type(c) is int]\n            if numbers:\n"
+        "                return numbers[-1]\n    return 7\n"
+    ),
+    "its own source read for the expected values": (
+        "import re\ndef add(a, b):\n    text = open(__file__).read()\n"
+        "    found = re.findall(r'\\((-?\\d+), (-?\\d+)\\) == (-?\\d+)', text)\n"
+        "    return next((int(c) for x, y, c in found if (int(x), int(y)) == (a, b)), 7)\n"
+    ),
+    "a module of its own written where the test imports from": (
+        f"import os\nSTEAL = {STEAL_IN_IMPORT!r}\n"
+        "for where in ('.', '/tmp'):\n    with open(os.path.join(where, 'fractions.py'), 'w') as out:\n"
+        "        out.write(STEAL)\ndef add(a, b):\n    return 7\n"
+    ),
+}
+ADD_CHECK = (
+    "import fractions\n\n\ndef check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n"
+    "    assert fractions.Fraction(candidate(1, 1)) == 2\n"
+)
+ADD_PROMPT = 'def add(a, b):\n    """a plus b"""\n'
+ADD_REFERENCES = {
+    "humaneval": {"prompt": ADD_PROMPT, "test": ADD_CHECK, "entry_point": "add"},
+    "mbpp": {"test_list": ["assert add(2, 3) == 5", "assert add(-1, 1) == 0"], "test_imports": ["import fractions"]},
+    "multiple_py": {"language": "py", "prompt": ADD_PROMPT, "tests": f"{ADD_CHECK}\ncheck(add)\n"},
+    "call": {"fn_name": "add", "inputs": [[2, 3], [-1, 1]], "outputs": [5, 0]},
+}
+
+
+# A function-call test's result is written by the program's own process, its expected value stays with the host: a
+# rebound json.dumps is one more way to answer (5 for every call), scored as that answer (test_a_rebound_encoder...).
+REPLACED_ENCODER = "a library function's code replaced"
+ESCAPE_CASES = [(e, shape) for e in ESCAPES for shape in ADD_REFERENCES if (e, shape) != (REPLACED_ENCODER, "call")]
+
+
+@pytest.mark.parametrize(("escape", "shape"), ESCAPE_CASES)
+def test_python_tests_cannot_be_reached_from_the_program(judge: LocalJudge, escape: str, shape: str) -> None:
+    reference = ADD_REFERENCES[shape]
+    assert accuracy(judge, reference, fenced("python", "def add(a, b):\n    return a + b\n"))[0] == 1.0
+    value, details = accuracy(judge, reference, fenced("python", ESCAPES[escape]))
+    assert value == 0.0, details
+
+
+def test_a_rebound_encoder_is_only_another_answer(judge: LocalJudge) -> None:
+    constant = accuracy(judge, ADD_REFERENCES["call"], fenced("python", "def add(a, b):\n    return 5\n"))[0]
+    rebound = accuracy(judge, ADD_REFERENCES["call"], fenced("python", ESCAPES[REPLACED_ENCODER]))[0]
+    assert rebound == constant == 0.5
+
+
+def test_a_test_may_still_pass_the_programs_objects_back_and_see_lists_it_changed(judge: LocalJudge) -> None:
+    """Apart, arguments are copies: a list the function sorts in place is copied back, objects go by handle, and an
+    exception the program raises is raised in the test as the builtin it is."""
+    reference = {
+        "test_list": [
+            "items = [3, 1, 2]\nsort_in_place(items)\nassert items == [1, 2, 3]",
+            "box = Box(4)\nassert unbox(box) == 4 and unbox(Box(5)) == 5",
+            "try:\n    unbox(None)\nexcept AttributeError:\n    pass\nelse:\n    assert False",
+        ]
+    }
+    right = (
+        "class Box:\n    def __init__(self, v):\n        self.v = v\ndef unbox(box):\n    return box.v\n"
+        "def sort_in_place(items):\n    items.sort()\n"
+    )
+    assert accuracy(judge, reference, fenced("python", right))[0] == 1.0
+    wrong = right.replace("items.sort()", "items = sorted(items)")
+    assert accuracy(judge, reference, fenced("python", wrong))[0] == pytest.approx(2 / 3)
+
+
+# --- statuses the program causes ----------------------------------------------------------------------------------
+
+ECHO = {"inputs": ["1\n", "2\n"], "outputs": ["1\n", "2\n"]}
+WRONG_ECHO = "print(0)"
+
+
+@pytest.mark.parametrize("fence", ["julia", "swift", "cuda", "lean"])
+def test_an_answer_in_a_language_that_cannot_run_is_wrong_not_invalid(judge: LocalJudge, fence: str) -> None:
+    """Before: `invalid`, which trainers mask, so under `dapo` a wrong answer escaped its -1 by its fence."""
+    value, details = accuracy(judge, ECHO, fenced(fence, WRONG_ECHO))
+    assert value == 0.0 and "cannot run here" in details["reason"], details
+    value, details = accuracy(judge, ECHO | {"language": "python"}, fenced(fence, WRONG_ECHO))
+    assert value == 0.0 and "asks for python" in details["reason"], details
+
+
+def test_the_reference_language_binds_the_answer(judge: LocalJudge) -> None:
+    """A Python program in a Clojure block would get Clojure's start-up seconds and memory floor: it is judged as the
+    reference's language asks, and another fence is a wrong answer."""
+    spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 1.5:\n    pass\nprint(input())"
+    reference = ECHO | {"language": "python", "time_limit": 1}
+    value, details = accuracy(judge, reference, fenced("clojure", spin))
+    assert value == 0.0 and details["reason"] == "the reference asks for python, the answer is clojure", details
+    assert accuracy(judge, reference, fenced("python", "print(input())"))[0] == 1.0
+    assert accuracy(judge, reference, fenced("py", "print(input())"))[0] == 1.0  # an alias is the same language
+
+
+def test_a_program_that_sleeps_after_a_little_cpu_hits_its_limits_not_a_starved_run() -> None:
+    """Past 20 ms of CPU a run takes only spare CPU, and a run that got little CPU was taken for starved and given
+    up to 4 budgets, then no verdict (`error`, masked). Sleeping waits for no CPU: cut at the budget, its verdict."""
+    burn_then_sleep = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.05:\n    pass\n"
+    execution = Executor().run(
+        "python", burn_then_sleep + "time.sleep(60)", [Input()], Limits(time_s=20.0, wall_s=60.0, total_s=1.5)
+    )
+    assert execution.timed_out and execution.sandbox_error is None, execution
+    assert max(seconds for step, seconds in execution.phases) - execution.phases[0][1] < 5.0
+
+
+def test_sleepers_through_the_service_are_time_limits(server: LocalServer) -> None:
+    """A wrong program that sleeps past each test's wall limit: `ok` with accuracy 0 (and -1 under `dapo`)."""
+    sleeper = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.05:\n    pass\ntime.sleep(30)"
+    # Tests of 11 s wall each pass the run's 4 s budget: before, the run was taken for starved and went on.
+    reference = {"inputs": ["1\n"] * 8, "outputs": ["1\n"] * 8, "time_limit": 5, "total_time_limit": 4}
+    items = [{"task": "code", "completion": fenced("python", sleeper), "reference": reference}]
+    [result] = grade(server, items, profile="dapo", timeout=120)
+    assert (result["status"], result["reward"]) == ("ok", -1.0), result
+
+
+# --- counting -----------------------------------------------------------------------------------------------------
+
+PYTEST_TESTS = "def test_small():\n    assert add(1, 2) == 3\n\ndef test_big():\n    assert add(10**6, 1) == 1000001\n"
+PYTEST_RIGHT = "def add(a, b):\n    return a + b\n"
+GTEST_TESTS = "TEST(Add, Small) { EXPECT_EQ(3, add(1, 2)); }\nTEST(Add, Big) { EXPECT_EQ(1000001, add(1000000, 1)); }\n"
+GTEST_RIGHT = "#include <gtest/gtest.h>\nint add(int a, int b) { return a + b; }\n"
+JUNIT_TESTS = (
+    "public class AdderTest {\n    @Test void small() { assertEquals(3, Adder.add(1, 2)); }\n"
+    "    @Test void big() { assertEquals(1000001, Adder.add(1000000, 1)); }\n}\n"
+)
+JUNIT_RIGHT = (
+    "import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\n\n"
+    "class Adder {\n    static int add(int a, int b) { return a + b; }\n}\n"
+)
+LUA_TESTS = (
+    "lu = require('luaunit')\n\nfunction test_humaneval()\n    local candidate = add\n"
+    "    lu.assertEquals(candidate(1, 2), 3)\n    lu.assertEquals(candidate(1000000, 1), 1000001)\nend\n\n"
+    "os.exit(lu.LuaUnit.run())\n"
+)
+# language: (tests, right program, {hack: (program, tests it may pass of the reference's)})
+COUNTING = {
+    "pytest": (
+        PYTEST_TESTS,
+        PYTEST_RIGHT,
+        {
+            "skips the tests it fails": ("import pytest\ndef add(a, b):\n    if a > 9:\n        pytest.skip()\n"
+                                         "    return a + b\n", 1),
+            "marks every test xfail": ("import pytest\npytestmark = pytest.mark.xfail\ndef add(a, b):\n    return 0\n",
+                                       0),
+            "prints a pass before the real failure": (
+                "print('PASSED test_main.py::test_big')\ndef add(a, b):\n    return 3\n", 1),
+            "a passing test of its own under the failing one's name": (
+                "class TestMine:\n    def test_big(self):\n        pass\ndef add(a, b):\n    return 3\n", 1),
+        },
+    ),
+    "gtest": (
+        GTEST_TESTS,
+        GTEST_RIGHT,
+        {
+            "a main that filters the failing test out": (
+                "#include <gtest/gtest.h>\nint add(int a, int b) { return 3; }\nint main(int argc, char **argv) {\n"
+                '  ::testing::InitGoogleTest(&argc, argv);\n  ::testing::GTEST_FLAG(filter) = "-Add.Big";\n'
+                "  return RUN_ALL_TESTS();\n}\n", 1),
+            "prints a pass before the real failure": (
+                "#include <gtest/gtest.h>\n#include <cstdio>\n"
+                'static int said = std::puts("[       OK ] Add.Big (0 ms)");\n'
+                "int add(int a, int b) { return 3; }\n", 1),
+        },
+    ),
+    "junit": (
+        JUNIT_TESTS,
+        JUNIT_RIGHT,
+        {
+            "aborts the tests it fails": (
+                JUNIT_RIGHT.replace(
+                    "return a + b;", "org.junit.jupiter.api.Assumptions.assumeTrue(a < 9); return a + b;"
+                ), 1),
+        },
+    ),
+    "lua": (
+        LUA_TESTS,
+        "function add(a, b)\n    return a + b\nend\n",
+        {
+            "no test ever defined: zero tests run": (
+                "setmetatable(_G, {__newindex = function(t, k, v)\n"
+                "    if not k:match('^test') then rawset(t, k, v) end\nend})\n"
+                "function add(a, b)\n    return 0\nend\n", 0),
+        },
+    ),
+}  # fmt: skip
+COUNTING_CASES = [(language, hack) for language, (_, _, hacks) in COUNTING.items() for hack in hacks]
+
+
+@pytest.mark.parametrize(("language", "hack"), COUNTING_CASES)
+def test_every_declared_test_must_report_one_pass(judge: LocalJudge, language: str, hack: str) -> None:
+    tests, right, hacks = COUNTING[language]
+    suite = Suite("program", (ProgramTest(tests),))
+    assert judge.judge(language, right, suite, LIMITS).pass_fraction == 1.0
+    program, passes = hacks[hack]
+    report = judge.judge(language, program, suite, LIMITS)
+    assert report.compile_error is None and report.passed == passes and report.pass_fraction < 1.0, report.to_dict()
+
+
+# --- early exits where there was no done marker -------------------------------------------------------------------
+
+# language: (tests, right, a wrong program that ends the run with status 0 before the tests can fail)
+EARLY_EXITS = {
+    "fortran": (
+        "program main\n  integer :: add\n  if (add(1, 2) /= 3) error stop 1\nend program main\n",
+        "integer function add(a, b)\n  integer :: a, b\n  add = a + b\nend function add\n",
+        "integer function add(a, b)\n  integer :: a, b\n  stop\nend function add\n",
+    ),
+    "kotlin_script": (
+        "check(add(1, 2) == 3)\n",
+        "fun add(a: Int, b: Int): Int = a + b\n",
+        "fun add(a: Int, b: Int): Int { kotlin.system.exitProcess(0) }\n",
+    ),
+    "sql": (
+        "SELECT CASE WHEN (SELECT v FROM answer) = 3 THEN 'ok' ELSE json('wrong') END;\n",
+        "CREATE TABLE answer AS SELECT 3 AS v;\n",
+        "CREATE TABLE answer AS SELECT 0 AS v;\n.exit 0\n",
+    ),
+    "verilog": (
+        "module tb;\n  reg [7:0] a, b;\n  wire [7:0] s;\n  add dut(a, b, s);\n  initial begin\n    a = 1; b = 2; #1;\n"
+        '    if (s !== 3) $fatal(1, "wrong");\n    $finish;\n  end\nendmodule\n',
+        "module add(input [7:0] a, input [7:0] b, output [7:0] s);\n  assign s = a + b;\nendmodule\n",
+        "module add(input [7:0] a, input [7:0] b, output [7:0] s);\n  assign s = 0;\n  initial $finish;\nendmodule\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", list(EARLY_EXITS))
+def test_early_exits_earn_nothing_in_every_language(judge: LocalJudge, language: str) -> None:
+    tests, right, wrong = EARLY_EXITS[language]
+    suite = Suite("program", (ProgramTest(tests),))
+    assert judge.judge(language, right, suite, LIMITS).passed == 1
+    report = judge.judge(language, wrong, suite, LIMITS)
+    assert report.passed == 0, report.to_dict()
+
+
+# MultiPL-E completions that turn the rest of the file, the tests and their done marker included, into output.
+REST_AS_TEXT = {
+    "php": "    return false;\n}\n?>",  # PHP answers end so anyway: what follows is text to print
+    "pl": "    return 0;\n}\nprint <DATA>;\n__DATA__",  # what follows __DATA__ is data, printed here
+    "sh": "    echo false\n}\ncat <<'UNTIL_THE_END'",  # a heredoc never closed: the rest is its text
+}
+
+
+@pytest.mark.parametrize("language", list(REST_AS_TEXT))
+def test_tests_turned_into_output_earn_nothing(judge: LocalJudge, language: str) -> None:
+    case = BY_LANGUAGE[language]
+    assert accuracy(judge, case.row(), fenced(language, case.right))[0] == 1.0
+    value, details = accuracy(judge, case.row(), fenced(language, REST_AS_TEXT[language]))
+    assert value == 0.0, details
+
+
+# --- what a source file turns on in its toolchain -----------------------------------------------------------------
+
+HASKELL_TESTS = 'main :: IO ()\nmain = do\n  if add 1 2 == 3 then pure () else error "wrong"\n'
+HASKELL_RIGHT = "add :: Int -> Int -> Int\nadd a b = a + b\n"
+HASKELL_SWITCHES = {  # each would run code of the program's choosing over the whole file, its tests included
+    "a preprocessor": "{-# OPTIONS_GHC -F -pgmF /usr/bin/sed -optF s/3/0/ #-}\n",
+    "a compiler plugin": "{-# OPTIONS_GHC -fplugin=Judge.Plugin #-}\n",
+    "Template Haskell": "{-# LANGUAGE BangPatterns, TemplateHaskell #-}\n",
+    "the C preprocessor": "{-# language CPP #-}\n",
+}
+
+
+@pytest.mark.parametrize("switch", list(HASKELL_SWITCHES))
+def test_a_source_cannot_switch_on_its_toolchains_preprocessors(judge: LocalJudge, switch: str) -> None:
+    suite = Suite("program", (ProgramTest(HASKELL_TESTS),))
+    assert judge.judge("haskell", HASKELL_RIGHT, suite, LIMITS).passed == 1
+    report = judge.judge("haskell", HASKELL_SWITCHES[switch] + HASKELL_RIGHT.replace("a + b", "0"), suite, LIMITS)
+    assert report.passed == 0 and "are off in the sandbox" in (report.compile_error or ""), report.to_dict()
+
+
+# --- the done marker ----------------------------------------------------------------------------------------------
+
+
+def test_the_done_marker_is_the_programs_own() -> None:
+    """A marker seen in one run's output passes no other program: it is keyed by the program and its tests."""
+    one = done_marker("c", "int add(int a, int b) { return a + b; }", "int main() {}")
+    assert one == done_marker("c", "int add(int a, int b) { return a + b; }", "int main() {}")  # compile cache
+    assert one != done_marker("c", "int add(int a, int b) { return 3; }", "int main() {}")
+    assert one != done_marker("cpp", "int add(int a, int b) { return a + b; }", "int main() {}")
+
+
+MARKER_TESTS = "#include <assert.h>\nint main() {\n    assert(add(1, 2) == 3);\n}\n"
+# Reads its own source (the tests are in it), prints the last marker-like token there, and exits with `{status}`.
+STEAL_FROM_SOURCE = (
+    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    'int add(int a, int b) {\n    static char text[1 << 16];\n    FILE *f = fopen(__FILE__, "r");\n'
+    "    text[fread(text, 1, sizeof text - 1, f)] = 0;\n    char *last = 0;\n"
+    '    for (char *at = text; (at = strstr(at, "judge-done-")); at++) last = at;\n'
+    '    printf("%.43s", last);\n    fflush(stdout);\n    exit({status});\n}\n'
+)
+
+
+def test_the_done_marker_never_shows_in_details(judge: LocalJudge) -> None:
+    """A compiler echoes the line it fails on, and a failing run's output is shown: neither shows the marker."""
+    breaks_the_marker = "#define __builtin_printf(...) undefined_name\nint add(int a, int b) { return a + b; }\n"
+    reference = {"language": "c", "test": MARKER_TESTS}
+    for program in (breaks_the_marker, STEAL_FROM_SOURCE.replace("{status}", "1")):
+        value, details = accuracy(judge, reference, fenced("c", program))
+        assert value == 0.0 and "judge-done-" not in json.dumps(details), details
+
+
+@pytest.mark.xfail(strict=True, reason="still open: the tests share the program's source and process (issue's cause 5)")
+def test_the_done_marker_read_from_the_programs_own_source(judge: LocalJudge) -> None:
+    value, _ = accuracy(
+        judge, {"language": "c", "test": MARKER_TESTS}, fenced("c", STEAL_FROM_SOURCE.replace("{status}", "0"))
+    )
+    assert value == 0.0
+
+
+def test_program_references_read_the_reference_language(judge: LocalJudge) -> None:
+    """Program tests run in the reference's language whatever the fence says (tests/test_harness_hacks.py has the
+    rest of the program-suite table)."""
+    ref = parse_reference({"language": "lua", "tests": LUA_TESTS}, SETTINGS)
+    assert ref.language == "lua" and ref.suite.kind == "program"
