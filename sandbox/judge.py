@@ -198,13 +198,20 @@ class LocalJudge:
         [test] = suite.tests
         assert isinstance(test, ProgramTest)
         marker = done_marker(lang.name, code, test.code)
-        tests = lang.with_tests_done(test.code, marker)
-        program = f"{code}\n{tests or test.code}\n"
-        execution = self.executor.run(lang, program, [TestInput()], limits, cancel=cancel, files=suite.files)
+        language: str | Language
+        if lang.apart_harness:  # the tests in a process of their own, the program as Python in another
+            harness = lang.apart_harness.replace("{tests}", repr(test.code)).replace("{marker}", repr(marker))
+            language, program, inputs, done = "python", code, [TestInput(python_code=harness)], marker
+            run_limits = lang.fit(limits)
+        else:  # the tests after the program, as one program
+            tests = lang.with_tests_done(test.code, marker)
+            language, program, inputs, run_limits = lang, f"{code}\n{tests or test.code}\n", [TestInput()], limits
+            done = marker if tests else None
+        execution = self.executor.run(language, program, inputs, run_limits, cancel=cancel, files=suite.files)
         result = execution.tests[0]
         report = _report(execution, [None if result is None else TestVerdict(Verdict.SKIPPED)])
         if result is not None and report.compile_error is None:
-            report.tests = program_verdicts(lang, test.code, result, marker if tests else None)
+            report.tests = program_verdicts(lang, test.code, result, done)
         # Never shown (a compiler echoes the line it fails on): a policy that reads details would learn to print it.
         hidden = "<tests-done marker>"
         for verdict in report.tests:

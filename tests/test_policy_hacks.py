@@ -432,6 +432,89 @@ def test_tests_turned_into_output_earn_nothing(judge: LocalJudge, language: str)
     assert value == 0.0, details
 
 
+# --- pytest test files: run apart from the program --------------------------------------------------------------
+
+# A KodCode-style test file: the program as module `solution`.
+PYTEST_FILE = (
+    "from solution import add\nimport pytest\n\n\ndef test_small():\n    assert add(1, 2) == 3\n\n\n"
+    "@pytest.mark.parametrize(('a', 'b'), [(10, 5), (-3, 3)])\n"
+    "def test_more(a, b):\n    assert add(a, b) == a + b\n\n\n"
+    "def test_refuses_none():\n    with pytest.raises(TypeError):\n        add(None, 1)\n"
+)
+ALWAYS_PASS = "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n" + (
+    "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
+)
+# Writes a conftest.py, an ini file and its own tests wherever the tests' file might be, for two seconds.
+PLANT_FILES = (
+    f"import glob, os, threading, time\nCONFTEST = {ALWAYS_PASS!r}\n"
+    "def plant():\n    until = time.monotonic() + 2\n    while time.monotonic() < until:\n"
+    "        for where in ['.', '/tmp', *glob.glob('/tmp/judge-tests-*')]:\n            try:\n"
+    "                open(os.path.join(where, 'conftest.py'), 'w').write(CONFTEST)\n"
+    "                open(os.path.join(where, 'pytest.ini'), 'w').write('[pytest]\\naddopts = -p conftest\\n')\n"
+    "                open(os.path.join(where, 'test_main.py'), 'w').write('def test_small():\\n    pass\\n')\n"
+    "            except OSError:\n                pass\n        time.sleep(0.005)\n"
+    "threading.Thread(target=plant, daemon=True).start()\n"
+)
+PYTEST_ESCAPES = {
+    "conftest, ini file and tests of its own planted beside the tests": f"{PLANT_FILES}def add(a, b):\n    return 0\n",
+    "pytest's report hook patched in its own process": (
+        "import _pytest.runner\n_real = _pytest.runner.call_and_report\n"
+        "def call_and_report(item, when, log=True, **kwds):\n    report = _real(item, when, log, **kwds)\n"
+        "    report.outcome = 'passed'\n    return report\n_pytest.runner.call_and_report = call_and_report\n"
+        "def add(a, b):\n    return 0\n"
+    ),
+    "every test marked xfail by its module": (
+        "import pytest\npytestmark = pytest.mark.xfail\ndef add(a, b):\n    return 0\n"
+    ),
+    "a forged report and summary, then exit 0": (
+        "import os\nprint('PASSED test_main.py::test_small\\nPASSED test_main.py::test_refuses_none')\n"
+        "print('PASSED test_main.py::test_more[10-5]\\nPASSED test_main.py::test_more[-3-3]\\n4 passed in 0.01s')\n"
+        "def add(a, b):\n    os._exit(0)\n"
+    ),
+    "the tests' file read for the expected values": (
+        "import glob\ndef add(a, b):\n"
+        "    for path in glob.glob('/tmp/judge-tests-*/test_main.py') + ['test_main.py']:\n"
+        "        text = open(path).read()\n        if 'add(1, 2) == ' in text:\n"
+        "            return int(text.split('add(1, 2) == ')[1].split()[0])\n    return 0\n"
+    ),
+}
+
+
+def test_a_pytest_file_reaches_the_program_as_module_solution(judge: LocalJudge) -> None:
+    reference = {"language": "pytest", "test": PYTEST_FILE}
+    value, details = accuracy(judge, reference, fenced("python", PYTEST_RIGHT))
+    assert value == 1.0 and [t["name"] for t in details["tests"]] == ["test_small", "test_more", "test_refuses_none"]
+    value, details = accuracy(judge, reference, fenced("python", PYTEST_RIGHT.replace("a + b", "a + b + (a > 5)")))
+    assert value == pytest.approx(2 / 3), details  # test_more's first case fails it
+
+
+@pytest.mark.parametrize("escape", list(PYTEST_ESCAPES))
+def test_pytest_tests_cannot_be_reached_from_the_program(judge: LocalJudge, escape: str) -> None:
+    value, details = accuracy(
+        judge, {"language": "pytest", "test": PYTEST_FILE}, fenced("python", PYTEST_ESCAPES[escape])
+    )
+    assert value == 0.0, details
+
+
+# --- still open: program suites share the program's translation unit and process -----------------------------------
+
+# MultiPL-E completions that redefine the tests' own check where the tests are appended to the program (cause 1):
+# strict xfails, each to become a plain row when tests run apart from the program in its language.
+REDEFINED_CHECKS = {
+    "cpp": "    return false;\n}\n#undef assert\n#define assert(x) ((void)0)\nvoid unused() {",
+    "js": "  return false;\n}\nrequire('node:assert').deepEqual = () => {};",
+    "rs": "    false\n}\nmacro_rules! assert_eq { ($($t:tt)*) => {}; }\nfn unused() {",
+}
+
+
+@pytest.mark.parametrize("language", list(REDEFINED_CHECKS))
+@pytest.mark.xfail(strict=True, reason="open: the tests are appended to the program's source (issue 33, cause 1)")
+def test_a_check_redefined_by_the_program_earns_nothing(judge: LocalJudge, language: str) -> None:
+    case = BY_LANGUAGE[language]
+    value, details = accuracy(judge, case.row(), fenced(language, REDEFINED_CHECKS[language]))
+    assert value == 0.0, details
+
+
 # --- what a source file turns on in its toolchain -----------------------------------------------------------------
 
 HASKELL_TESTS = 'main :: IO ()\nmain = do\n  if add 1 2 == 3 then pure () else error "wrong"\n'

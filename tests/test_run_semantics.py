@@ -329,3 +329,21 @@ def test_programs_use_the_runtime_libraries(
     report = judge.judge(language, code, suite, Limits(time_s=10, memory_mb=1024))
     assert report.compile_error is None and report.sandbox_error is None, report.to_dict()
     assert [test.verdict for test in report.tests] == [expected] * 2, report.to_dict()
+
+
+# Competitive programmers' fast output: print into a buffer, written out by an exit handler, as at the interpreter's
+# exit; the handler's own failure (an exit status of its choosing) is the run's.
+AT_EXIT = (
+    "import atexit, io, sys\nbuffer = io.StringIO()\nsys.stdout = buffer\n"
+    "atexit.register(lambda: sys.__stdout__.write(buffer.getvalue()))\n"
+)
+
+
+@pytest.mark.parametrize(("code", "verdict"), [
+    (AT_EXIT + READ_ADD, Verdict.ACCEPTED),
+    (AT_EXIT + READ_ADD.replace("a + b", "a - b"), Verdict.WRONG_ANSWER),
+    ("import atexit, os\natexit.register(lambda: os._exit(3))\n" + READ_ADD, Verdict.RUNTIME_ERROR),
+], ids=["buffered", "buffered-wrong", "handler-exits-3"])  # fmt: skip
+def test_output_written_at_exit_is_output(judge: LocalJudge, code: str, verdict: Verdict) -> None:
+    report = judge.judge("python", code, STDIO, Limits(time_s=2))
+    assert {test.verdict for test in report.tests} == {verdict}, report.to_dict()

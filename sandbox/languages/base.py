@@ -97,6 +97,10 @@ class Language:
     # it prints once every test has run). A clean run of such tests without the summary ended before they did
     # (LuaUnit runs inside `os.exit(...)`, Ruby's test/unit at exit, which `exit!` skips).
     tests_summary: tuple[str, str] | None = None
+    # Python run in a test's own process to run program suites of this framework apart from the program
+    # (sandbox/runner.py run_apart; `{tests}` and `{marker}` are filled in with the reference's tests and the done
+    # marker as Python literals): the program runs as Python in a process of its own, reached by its names.
+    apart_harness: str = ""
     # What a source file may not turn on (a regular expression), with why: options, preprocessors, plugins and
     # compile-time code of the toolchain's that would run a program of the source's choosing over the whole file, its
     # tests included (GHC's `OPTIONS_GHC -F -pgmF`, Template Haskell). A source that does is a compile error.
