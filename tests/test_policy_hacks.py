@@ -416,6 +416,24 @@ def test_early_exits_earn_nothing_in_every_language(judge: LocalJudge, language:
     assert report.passed == 0, report.to_dict()
 
 
+# Where the test library ends the run itself, a forged summary of its own, then an exit before the tests run.
+FORGED_SUMMARIES = {
+    "lua": "    return true\nend\nprint('Ran 1 tests in 0.000 seconds')\nprint('OK')\nos.exit(0)",
+    "rb": (
+        "  true\nend\nputs '1 tests, 7 assertions, 0 failures, 0 errors, 0 pendings, 0 omissions, 0 notifications'\n"
+        "puts '100% passed'\n$stdout.flush\nexit!(0)"
+    ),
+}
+
+
+@pytest.mark.parametrize("language", list(FORGED_SUMMARIES))
+def test_a_forged_summary_earns_nothing(judge: LocalJudge, language: str) -> None:
+    case = BY_LANGUAGE[language]
+    assert accuracy(judge, case.row(), fenced(language, case.right))[0] == 1.0
+    value, details = accuracy(judge, case.row(), fenced(language, FORGED_SUMMARIES[language]))
+    assert value == 0.0, details
+
+
 # MultiPL-E completions that turn the rest of the file, the tests and their done marker included, into output.
 REST_AS_TEXT = {
     "php": "    return false;\n}\n?>",  # PHP answers end so anyway: what follows is text to print

@@ -85,13 +85,15 @@ class Language:
     # Code that prints `{marker}` once a program suite's tests have all run, put after them (`tests_done_at` "end"),
     # last in the braced body of the last block whose head matches `tests_block` ("block": the C family's main, D's
     # unittest), last at the indentation the tests end with ("indented": Haskell's `main = do`), or just before the
-    # last match of `tests_block` ("before": Fortran's `end program`, a Verilog testbench's `$finish`). A run that does
+    # last match of `tests_block` ("before": Fortran's `end program`, a Verilog testbench's `$finish`), or in place of
+    # that match, whose first group, the call that runs the tests, it holds as `{run}` ("wrap": LuaUnit's
+    # `os.exit(lu.LuaUnit.run())`, which ends the run with the tests' status). A run that does
     # not print it ended before its tests did (exit(0) in the program) and fails. Empty where nothing can be put
     # there: Ruby's and Lua's test libraries end the run themselves (their summary stands in: tests_summary); JUnit
     # and Jest order tests their own way (a passing run of theirs must report one of the reference's tests instead:
     # sandbox/judge.py's program_verdicts).
     tests_done: str = ""
-    tests_done_at: Literal["end", "block", "indented", "before"] = "end"
+    tests_done_at: Literal["end", "block", "indented", "before", "wrap"] = "end"
     tests_block: str = r"\b[Mm]ain\s*\("
     # Where the test library ends the run itself (tests_done empty): (what the tests' code calls it by, the summary
     # it prints once every test has run). A clean run of such tests without the summary ended before they did
@@ -131,9 +133,13 @@ class Language:
         if self.tests_done_at == "indented":
             indent = re.match(r"[ \t]*", tests.rstrip().rpartition("\n")[2]).group()
             return f"{tests.rstrip()}\n{indent}{done}\n" if indent else None
-        if self.tests_done_at == "before":
-            where = max((match.start() for match in re.finditer(self.tests_block, tests)), default=None)
-            return None if where is None else f"{tests[:where]}{done}\n{tests[where:]}"
+        if self.tests_done_at in ("before", "wrap"):
+            last = next(reversed(list(re.finditer(self.tests_block, tests))), None)
+            if last is None:
+                return None
+            if self.tests_done_at == "wrap":
+                return f"{tests[: last.start()]}{done.replace('{run}', last.group(1))}{tests[last.end() :]}"
+            return f"{tests[: last.start()]}{done}\n{tests[last.start() :]}"
         where = _end_of_block(tests, self.tests_block)
         return None if where is None else f"{tests[:where]}\n{done}\n{tests[where:]}"
 
