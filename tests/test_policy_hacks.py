@@ -224,6 +224,17 @@ def test_python_tests_cannot_be_reached_from_the_program(judge: LocalJudge, esca
     assert value == 0.0, details
 
 
+def test_a_module_is_the_test_processs_own_whatever_the_program_names_it(judge: LocalJudge) -> None:
+    """MBPP's tests use `math` the program imported; a module object of its own named `math` is not the one they get."""
+    reference = {"test_list": ["assert math.isclose(area(2), 12.566, rel_tol=1e-3)"]}
+    right = "import math\ndef area(r):\n    return math.pi * r * r\n"
+    fake = "import types\nmath = types.ModuleType('math')\nmath.isclose = lambda *args, **kwargs: True\n" + (
+        "def area(r):\n    return 7\n"
+    )
+    assert accuracy(judge, reference, fenced("python", right))[0] == 1.0
+    assert accuracy(judge, reference, fenced("python", fake))[0] == 0.0
+
+
 def test_a_rebound_encoder_is_only_another_answer(judge: LocalJudge) -> None:
     constant = accuracy(judge, ADD_REFERENCES["call"], fenced("python", "def add(a, b):\n    return 5\n"))[0]
     rebound = accuracy(judge, ADD_REFERENCES["call"], fenced("python", ESCAPES[REPLACED_ENCODER]))[0]
