@@ -90,6 +90,7 @@ class Limits:
     compile_s: float = 30.0  # CPU seconds for compiling (Python: byte-compiling the source)
     compile_memory_mb: int = 1536  # compiling's bound, apart from the tests' (a big program may need far more)
     total_s: float = 120.0  # the whole run; past it everything is killed
+    single_process: bool = False  # each test may start threads but no other process (runner.py keep_to_one_process)
 
     def per_test_wall_s(self) -> float:
         return self.wall_s if self.wall_s is not None else 2 * self.time_s + 1
@@ -103,10 +104,12 @@ class Limits:
             "output_bytes": self.output_bytes,
             "file_bytes": self.file_bytes,
             "open_files": self.open_files,
+            "single_process": self.single_process,
         }
 
     def compile_limits(self, data_limit: bool = False) -> dict[str, Any]:
         return self.runner_limits(data_limit) | {
+            "single_process": False,  # compilers start their passes as processes of their own
             "cpu_s": self.compile_s,
             "wall_s": self.compile_s * 2,
             "memory_mb": max(self.compile_memory_mb, self.memory_mb),  # compiling may use what a test may

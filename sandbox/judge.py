@@ -205,7 +205,10 @@ class LocalJudge:
             run_limits = lang.fit(limits)
         else:  # the tests after the program, as one program
             tests = lang.with_tests_done(test.code, marker)
-            language, program, inputs, run_limits = lang, f"{code}\n{tests or test.code}\n", [TestInput()], limits
+            # In the program's process, its tests must not be tried in copies of it (answers kept from the one that
+            # passed): one process, where the language's runtime allows.
+            run_limits = replace(limits, single_process=not lang.forks)
+            language, program, inputs = lang, f"{code}\n{tests or test.code}\n", [TestInput()]
             done = marker if tests else None
         execution = self.executor.run(language, program, inputs, run_limits, cancel=cancel, files=suite.files)
         result = execution.tests[0]
@@ -251,13 +254,13 @@ def _failure(
 
 
 def _tests_finished(lang: Language, tests_code: str, result: ProcessResult, done: str | None) -> bool:
-    """Whether the run shows that its tests all ran: the marker `done` they print after them, or the summary the
-    language's test library prints (Language.tests_summary) when the tests use that library. The marker as the
-    source quotes it is the tests' code printed as text, never run (a PHP answer ending in `?>`, Perl's `__DATA__`,
-    an unterminated heredoc): not a sign they ran."""
+    """Whether the run shows that its tests all ran: the marker `done` they print after them, and the summary the
+    language's test library prints (Language.tests_summary) when the tests use that library (LuaUnit's run of zero
+    tests passes). The marker as the source quotes it is the tests' code printed as text, never run (a PHP answer
+    ending in `?>`, Perl's `__DATA__`, an unterminated heredoc): not a sign they ran."""
     output = result.stdout + result.stderr
-    if done is not None:
-        return done in output and re.search(f"[\"']{re.escape(done)}", output) is None
+    if done is not None and (done not in output or re.search(f"[\"']{re.escape(done)}", output)):
+        return False
     if lang.tests_summary is not None and lang.tests_summary[0] in tests_code:
         return re.search(lang.tests_summary[1], output) is not None
     return True

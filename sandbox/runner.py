@@ -40,6 +40,7 @@ import select
 import sys
 import time
 from _json import encode_basestring_ascii
+from _struct import pack
 from binascii import b2a_base64
 
 # The builtins as the runner's own globals, and the few os functions a test's process ends with: the runner's code
@@ -124,6 +125,52 @@ def prefer_for_oom_kill():
         set_dumpable(False)
 
 
+class CChar(_ctypes._SimpleCData):  # ctypes.c_char
+    _type_ = "c"
+
+
+class CULong(_ctypes._SimpleCData):  # ctypes.c_ulong (prctl's variadic arguments are unsigned longs)
+    _type_ = "L"
+
+
+# A test kept to one process (keep_to_one_process): per machine, the architecture a seccomp filter sees and its
+# numbers for fork, vfork, clone and clone3 (-1: none there).
+SECCOMP_MACHINES = {"x86_64": (0xC000003E, 57, 58, 56, 435), "aarch64": (0xC00000B7, -1, -1, 220, 435)}
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+SECCOMP_ALLOW, SECCOMP_ERRNO, EPERM, ENOSYS = 0x7FFF0000, 0x00050000, 1, 38
+CLONE_THREAD, X32_SYSCALL_BIT = 0x00010000, 0x40000000
+BPF_LOAD, BPF_JEQ, BPF_JSET, BPF_RET = 0x20, 0x15, 0x45, 0x06  # classic BPF: load a word, jumps, return
+
+
+def bpf(code, k, true=0, false=0):
+    return pack("<HBBI", code, true, false, k & 0xFFFFFFFF)
+
+
+def keep_to_one_process():
+    """A seccomp filter: from now on this process, and what it execs, may start threads but no other process. A
+    program suite's tests share the program's process, and one that forks could try answers in copies of itself and
+    keep the one whose copy passed the rest (issue 33's third cause). fork, vfork and a clone without CLONE_THREAD
+    fail with EPERM; clone3, whose flags a filter cannot read, with ENOSYS (glibc's pthread_create then falls back on
+    clone); system calls of another ABI (i386's, x32's) with EPERM. KeyError on a machine it does not know."""
+    arch, fork_nr, vfork_nr, clone_nr, clone3_nr = SECCOMP_MACHINES[os.uname().machine]
+    program = b"".join([  # each jump counts the instructions it skips
+        bpf(BPF_LOAD, 4), bpf(BPF_JEQ, arch, 1, 0), bpf(BPF_RET, SECCOMP_ERRNO | EPERM),  # seccomp_data.arch
+        bpf(BPF_LOAD, 0), bpf(BPF_JSET, X32_SYSCALL_BIT, 0, 1), bpf(BPF_RET, SECCOMP_ERRNO | EPERM),  # .nr
+        bpf(BPF_JEQ, fork_nr, 6, 0), bpf(BPF_JEQ, vfork_nr, 5, 0), bpf(BPF_JEQ, clone3_nr, 5, 0),
+        bpf(BPF_JEQ, clone_nr, 0, 2),
+        bpf(BPF_LOAD, 16), bpf(BPF_JSET, CLONE_THREAD, 0, 1),  # clone's flags: the low word of .args[0]
+        bpf(BPF_RET, SECCOMP_ALLOW), bpf(BPF_RET, SECCOMP_ERRNO | EPERM), bpf(BPF_RET, SECCOMP_ERRNO | ENOSYS),
+    ])  # fmt: skip
+    instructions = (CChar * len(program)).from_buffer_copy(program)
+    header = pack("<H6xQ", len(program) // 8, _ctypes.addressof(instructions))  # struct sock_fprog
+    fprog = (CChar * len(header)).from_buffer_copy(header)
+    zero = CULong(0)
+    if prctl(PR_SET_NO_NEW_PRIVS, CULong(1), zero, zero, zero) != 0:
+        raise OSError(_ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    if prctl(PR_SET_SECCOMP, CULong(SECCOMP_MODE_FILTER), CULong(_ctypes.addressof(fprog)), zero, zero) != 0:
+        raise OSError(_ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed: this kernel has no seccomp filters")
+
+
 def fork():
     """A test's process (libc_fork): the child's pid in the runner, 0 in the child."""
     pid = libc_fork()
@@ -202,6 +249,8 @@ def spawn(spec, limits, slot=None):
                 os.write(2, spec["error"].encode(errors="replace") + b"\n")
                 os._exit(1)
             if spec["python_codes"] is None:
+                if limits.get("single_process"):
+                    keep_to_one_process()
                 # Python ignores these; an exec'd program expects the defaults (die on EPIPE, on file size).
                 signal.signal(signal.SIGPIPE, signal.SIG_DFL)
                 signal.signal(signal.SIGXFSZ, signal.SIG_DFL)

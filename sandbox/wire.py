@@ -138,9 +138,12 @@ _TEST_TYPES: dict[str, type] = {"stdio": StdioTest, "call": CallTest, "assert": 
 
 
 def _limits_model() -> type[BaseModel]:
-    """Limits' fields, each optional with Limits' default, all positive."""
+    """Limits' fields, each optional with Limits' default, the numbers positive."""
     hints = typing.get_type_hints(Limits)
-    fields = {f.name: (hints[f.name], Field(f.default, gt=0)) for f in dataclasses.fields(Limits)}
+    fields = {
+        f.name: (hints[f.name], Field(f.default) if hints[f.name] is bool else Field(f.default, gt=0))
+        for f in dataclasses.fields(Limits)
+    }
     return create_model("Limits", __config__=_STRICT, **fields)
 
 

@@ -33,6 +33,7 @@ CGROUP_ROWS = ["py-fork-bomb", "py-thread-bomb", "py-allocate", "py-fill-disk-fi
 # the host's own hostile suite proves).
 NAMESPACE_ROWS = ["py-connect-host", "py-read-shadow", "py-env-secret", "py-kill-parent"]
 SANDBOX_CHECKS = "kept_answering or test_a_dead_processs_run or moves_to_idle_cpu"
+SANDBOX_TESTS = 4  # ...the last for a stdin/stdout test and an assert test (its program a process of its own)
 # Each test's memory cgroup (tests/test_memory_slots.py), and a 2 GiB reservation in 256 MB with its wrong twin
 # (py-allocate, above, is a hog its slot stops: an OOM kill read from the slot's memory.events).
 SLOT_CHECKS = ["test_tests_run_at_once", "python-reserve-2gb-in-256mb"]
@@ -82,8 +83,8 @@ def test_sandbox_and_service_on_cgroup_v2_as_root_and_as_a_user() -> None:
     assert "ROOT_RC=0" in output and "USER_RC=0" in output, output[-8000:]
     root_part, user_part = output.split("== as uid", 1)
     slot_checks = len(SLOT_CHECKS) + 1  # the reservation's row and its twin
-    root_expected = len(CGROUP_ROWS) + slot_checks + ZYGOTE_TESTS + 3
-    user_expected = len(CGROUP_ROWS) + len(NAMESPACE_ROWS) + slot_checks + ZYGOTE_TESTS + 4
+    root_expected = len(CGROUP_ROWS) + slot_checks + ZYGOTE_TESTS + SANDBOX_TESTS
+    user_expected = len(CGROUP_ROWS) + len(NAMESPACE_ROWS) + slot_checks + ZYGOTE_TESTS + SANDBOX_TESTS + 1  # service
     for part, expected in ((root_part, root_expected), (user_part, user_expected)):
         passed = re.search(r"(\d+) passed", part)
         assert passed and int(passed.group(1)) == expected, part[-4000:]

@@ -525,6 +525,44 @@ def test_pytest_tests_cannot_be_reached_from_the_program(judge: LocalJudge, esca
     assert value == 0.0, details
 
 
+# --- program suites: one process a test ---------------------------------------------------------------------------
+
+# Answers tried in forked copies: the copy that answered right runs the rest of the tests, prints the real marker and
+# exits 0, which its parent takes for its own (issue 33's third cause). The tests share the program's process, so
+# each test is kept to one process: threads yes, processes no (sandbox/runner.py keep_to_one_process).
+FORK_ORACLES = {
+    "cpp": (
+        "#include <bits/stdc++.h>\n#include <sys/wait.h>\n#include <unistd.h>\n"
+        "bool has_close_elements(std::vector<float> numbers, float threshold) {\n"
+        "    for (int guess = 0; guess < 2; guess++) {\n        pid_t pid = fork();\n"
+        "        if (pid == 0) return guess;\n        int status = 1;\n        waitpid(pid, &status, 0);\n"
+        "        if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) _exit(0);\n    }\n    return false;"
+    ),
+    "pl": (
+        "    for my $guess (1, '') {\n        my $pid = fork();\n        die 'no fork' unless defined $pid;\n"
+        "        return $guess if $pid == 0;\n        waitpid($pid, 0);\n        exit 0 if $? == 0;\n    }\n"
+        "    return '';\n}"
+    ),
+}
+THREADED_RIGHT = (  # a right answer that starts a thread: what a test may do
+    "    bool found = false;\n    std::thread worker([&] {\n"
+    "        for (size_t i = 0; i < numbers.size(); i++)\n            for (size_t j = i + 1; j < numbers.size(); j++)\n"
+    "                if (std::abs(numbers[i] - numbers[j]) < threshold) found = true;\n    });\n"
+    "    worker.join();\n    return found;"
+)
+
+
+@pytest.mark.parametrize("language", list(FORK_ORACLES))
+def test_answers_tried_in_forked_copies_earn_nothing(judge: LocalJudge, language: str) -> None:
+    case = BY_LANGUAGE[language]
+    value, details = accuracy(judge, case.row(), fenced(language, FORK_ORACLES[language]))
+    assert value == 0.0, details
+
+
+def test_a_program_suites_test_may_start_threads(judge: LocalJudge) -> None:
+    assert accuracy(judge, BY_LANGUAGE["cpp"].row(), fenced("cpp", THREADED_RIGHT))[0] == 1.0
+
+
 # --- still open: program suites share the program's translation unit and process -----------------------------------
 
 # MultiPL-E completions that redefine the tests' own check where the tests are appended to the program (cause 1):

@@ -103,6 +103,9 @@ class Language:
     # (sandbox/runner.py run_apart; `{tests}` and `{marker}` are filled in with the reference's tests and the done
     # marker as Python literals): the program runs as Python in a process of its own, reached by its names.
     apart_harness: str = ""
+    # Its runtime starts processes of its own where a program suite's tests run (a shell's `$(...)`, R's start-up
+    # script, the BEAM's helper): its tests may fork. Elsewhere a test is kept to one process (Limits.single_process).
+    forks: bool = False
     # What a source file may not turn on (a regular expression), with why: options, preprocessors, plugins and
     # compile-time code of the toolchain's that would run a program of the source's choosing over the whole file, its
     # tests included (GHC's `OPTIONS_GHC -F -pgmF`, Template Haskell). A source that does is a compile error.

@@ -7,5 +7,6 @@ BASH = Language(
     apt=("bash",),
     version=("/usr/bin/bash", "--version"),
     aliases=("sh", "shell"),
+    forks=True,  # `$(...)`, pipelines and commands are processes
     tests_done="printf '%s' '{marker}'",
 )

@@ -9,5 +9,6 @@ ELIXIR = Language(
     version=("/usr/bin/elixir", "--short-version"),
     start_s=0.5,
     aliases=("ex", "exs"),
+    forks=True,  # /usr/bin/elixir is a shell script, and the BEAM starts a helper process
     tests_done='ExUnit.after_suite(fn _ -> IO.write("{marker}") end)',
 )

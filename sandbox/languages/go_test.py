@@ -24,6 +24,7 @@ GO_TEST = Language(
         "github.com/stretchr/testify/... && rm -rf $cache",
     ),
     report="go_test",
+    forks=True,  # its run is a shell that starts the test binary
     aliases=("go_test.go",),  # MultiPL-E's name for its Go tests
     # go test runs tests in order
     tests_done='func TestZzzJudgeDone(t *testing.T) { print("{marker}") }',

@@ -13,4 +13,5 @@ R = Language(
     start_s=0.5,
     address_space_limit=False,
     tests_done='cat("{marker}")',
+    forks=True,  # /usr/bin/R is a shell script that starts the interpreter
 )

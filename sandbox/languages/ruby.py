@@ -10,9 +10,9 @@ RUBY = Language(
     # test/unit runs its tests at exit (which `exit!` skips): run them here instead, the marker once all have passed
     tests_done=(
         "if defined?(Test::Unit::AutoRunner)\n  Test::Unit::AutoRunner.need_auto_run = false\n"
-        "  judge_passed = Test::Unit::AutoRunner.run\n  print \"{marker}\" if judge_passed\n"
+        '  judge_passed = Test::Unit::AutoRunner.run\n  print "{marker}" if judge_passed\n'
         "  exit(judge_passed ? 0 : 1)\n"
-        "else\n  print \"{marker}\"\nend"
+        'else\n  print "{marker}"\nend'
     ),
     memory_floor_mb=384,  # below it Ruby's start-up segfaults under the runner's 256 MB stack limit
 )
