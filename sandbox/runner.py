@@ -397,20 +397,31 @@ def run_python(codes, call=None):
         run_apart(codes[0], codes[1])
     if call is not None:
         run_call(codes[0], *call)
-    _exit(run_program(codes[0], {"__name__": "__main__", "__builtins__": builtins}))
+    stdout = sys.stdout
+    _exit(end_program(exec_program(codes[0])[1], stdout))
+
+
+def exec_program(code):
+    """Exec the program's code as __main__: its namespace, and what it raised (None: it ran to its end)."""
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    try:
+        exec(code, namespace)
+    except BaseException as exc:
+        return namespace, exc
+    return namespace, None
 
 
 def run_call(code, name, args, marker):
     """A function-call test, in the program's own process: its result goes to the host as JSON, where the expected
     one is and where it is compared; whatever the program prints or rebinds here is only ever its answer."""
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
     stdout = sys.stdout
-    error = answer = None
-    try:
-        exec(code, namespace)
-        answer = __import__("json").dumps(json_ready(called(namespace, name, args)), default=list)
-    except BaseException as exc:
-        error = exc
+    namespace, error = exec_program(code)
+    answer = None
+    if error is None:
+        try:
+            answer = __import__("json").dumps(json_ready(called(namespace, name, args)), default=list)
+        except BaseException as exc:
+            error = exc
     status = end_program(error, stdout)
     if status == 0:
         write(1, (marker + answer).encode(errors="surrogatepass"))
@@ -425,17 +436,6 @@ def called(namespace, name, args):
     if function is None:
         raise NameError(f"function {name!r} is not defined")
     return function(*args)
-
-
-def run_program(code, namespace):
-    """Exec the program's code; its exit status (said on stderr when it failed), its output flushed."""
-    stdout = sys.stdout
-    error = None
-    try:
-        exec(code, namespace)
-    except BaseException as exc:
-        error = exc
-    return end_program(error, stdout)
 
 
 def end_program(error, stdout):
@@ -662,13 +662,8 @@ running_specs = []  # the runner's test specs (main), emptied in every program's
 def serve_tests(code, requests, replies, handle_tag):
     """The program's process: run the program as __main__, then answer the test's process until it is done; exit
     as the program ends (never returns)."""
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
     stdout = sys.stdout
-    error = None
-    try:
-        exec(code, namespace)
-    except BaseException as exc:
-        error = exc
+    namespace, error = exec_program(code)
     server = ProgramServer(namespace, handle_tag)
     me = getpid()
     while error is None:
@@ -965,7 +960,7 @@ class Harness:
         return self.marker is not None and self.failure is None
 
 
-EXECUTING_CODES = (run_program.__code__, serve_tests.__code__, run_apart.__code__)  # the frames that exec code
+EXECUTING_CODES = (exec_program.__code__, run_call.__code__, run_apart.__code__)  # the frames that exec code
 
 
 def warm_for_runs():
