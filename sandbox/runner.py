@@ -151,8 +151,15 @@ def keep_to_one_process():
     program suite's tests share the program's process, and one that forks could try answers in copies of itself and
     keep the one whose copy passed the rest (issue 33's third cause). fork, vfork and a clone without CLONE_THREAD
     fail with EPERM; clone3, whose flags a filter cannot read, with ENOSYS (glibc's pthread_create then falls back on
-    clone); system calls of another ABI (i386's, x32's) with EPERM. KeyError on a machine it does not know."""
-    arch, fork_nr, vfork_nr, clone_nr, clone3_nr = SECCOMP_MACHINES[os.uname().machine]
+    clone); system calls of another ABI (i386's, x32's) with EPERM. OSError where it cannot be installed: the test
+    fails saying so, never runs without it."""
+    machine = os.uname().machine
+    if machine not in SECCOMP_MACHINES:
+        raise OSError(
+            f"a program suite's test is kept to one process by a seccomp filter for x86_64 or aarch64, "
+            f"and this machine is {machine}"
+        )
+    arch, fork_nr, vfork_nr, clone_nr, clone3_nr = SECCOMP_MACHINES[machine]
     program = b"".join([  # each jump counts the instructions it skips
         bpf(BPF_LOAD, 4), bpf(BPF_JEQ, arch, 1, 0), bpf(BPF_RET, SECCOMP_ERRNO | EPERM),  # seccomp_data.arch
         bpf(BPF_LOAD, 0), bpf(BPF_JSET, X32_SYSCALL_BIT, 0, 1), bpf(BPF_RET, SECCOMP_ERRNO | EPERM),  # .nr
