@@ -13,12 +13,15 @@ Both run `--threads` at a time (default: one per core) and decide pass/fail with
 comparison (sandbox/judge.py's stdio_match and call_match); their verdicts must agree.
 Prints tests/s for each and the ratio ours / baseline.
 
-    .venv/bin/python bench/code_throughput.py [--rounds 3] [--http] [--kind stdio|call|assert]
+    .venv/bin/python bench/code_throughput.py [--rounds 3] [--http] [--kind stdio|call|assert|pytest]
 
 `--kind` grades one kind of test alone: `stdio` or `call` (function calls, in the program's process), or `assert`:
 the function-call problems whose answer is a top-level function, each test as an MBPP-style `assert f(...) == ...`,
 which runs in a process of its own apart from the program's (sandbox/runner.py's run_apart: two processes a test),
-against the same asserts after the program in a plain interpreter.
+against the same asserts after the program in a plain interpreter; or `pytest`: the same as a pytest file that
+imports the program as `solution` (KodCode's shape), which pytest runs in the test's process apart from the
+program's, against `python -m pytest` on solution.py and the file in a directory (no `-S` baseline: pytest needs
+site-packages).
 
 With --languages SPEC (`all`, `default` or comma-separated ids, as SANDBOX_LANGUAGES takes) it instead
 prints a table, one row per language that runs stdin/stdout programs (the test-framework modes and
@@ -69,6 +72,7 @@ from sandbox.judge import (
     Comparison,
     JudgeBackend,
     LocalJudge,
+    ProgramTest,
     StdioTest,
     Verdict,
     call_match,
@@ -76,6 +80,7 @@ from sandbox.judge import (
 )
 from sandbox.judge import TestSuite as Suite
 from sandbox.languages import Language, parse_languages
+from sandbox.test_reports import declared, parse
 from tests.test_sandbox_languages import NOT_STDIO, PROGRAMS
 
 LIMITS = Limits(time_s=2)
@@ -99,7 +104,8 @@ def ours(backend: JudgeBackend, work: Work, threads: int) -> list[bool]:
     """One judge call per submission, `threads` submissions at a time."""
 
     def grade(item: tuple[str, Suite]) -> list[bool]:
-        report = backend.judge("python", item[0], item[1], LIMITS)
+        language = "pytest" if item[1].kind == "program" else "python"
+        report = backend.judge(language, item[0], item[1], LIMITS)
         return [t.verdict is Verdict.ACCEPTED for t in report.tests]
 
     with ThreadPoolExecutor(threads) as pool:
@@ -107,10 +113,10 @@ def ours(backend: JudgeBackend, work: Work, threads: int) -> list[bool]:
 
 
 def baseline(work: Work, threads: int, flags: tuple[str, ...] = ()) -> list[bool]:
-    """One unsandboxed interpreter per test, `threads` tests at a time."""
+    """One unsandboxed interpreter per test (per pytest file), `threads` at a time."""
     tests = [(code, suite, test) for code, suite in work for test in suite.tests]
     with ThreadPoolExecutor(threads) as pool:
-        return list(pool.map(lambda t: _run_plain(*t, flags), tests))
+        return [ok for oks in pool.map(lambda t: _run_plain(*t, flags), tests) for ok in oks]
 
 
 def as_asserts(suite: Suite) -> Suite:
@@ -119,12 +125,45 @@ def as_asserts(suite: Suite) -> Suite:
     return Suite("assert", tuple(asserts))
 
 
+def as_pytest_file(suite: Suite) -> Suite:
+    """A function-call suite's tests as a pytest file that imports the program as `solution` (KodCode's shape)."""
+    tests = "".join(
+        f"\n\ndef test_{i}():\n    assert {suite.fn_name}(*{test.args!r}) == {test.expected!r}\n"
+        for i, test in enumerate(suite.tests)
+    )
+    return Suite("program", (ProgramTest(f"from solution import {suite.fn_name}\n{tests}"),))
+
+
+def verdict_count(suite: Suite) -> int:
+    """The verdicts a suite gets: one per test, one per test function of a pytest file."""
+    return sum(len(declared("pytest", t.code) or []) if isinstance(t, ProgramTest) else 1 for t in suite.tests)
+
+
 def defines(code: str, name: str | None) -> bool:
     """Whether `code` defines `name` as a top-level function (not a method of `Solution`)."""
     return name is not None and re.search(rf"^def {re.escape(name)}\(", code, re.MULTILINE) is not None
 
 
-def _run_plain(code: str, suite: Suite, test: StdioTest | CallTest | AssertTest, flags: tuple[str, ...]) -> bool:
+def _run_plain(
+    code: str, suite: Suite, test: StdioTest | CallTest | AssertTest | ProgramTest, flags: tuple[str, ...]
+) -> list[bool]:
+    if isinstance(test, ProgramTest):
+        return _run_pytest_file(code, test.code)
+    return [_run_one_plain(code, suite, test, flags)]
+
+
+def _run_pytest_file(code: str, tests: str) -> list[bool]:
+    """`python -m pytest` on solution.py and the test file in a directory of their own: each test's verdict."""
+    with tempfile.TemporaryDirectory(prefix="bench-pytest-") as directory:
+        Path(directory, "solution.py").write_text(code)
+        Path(directory, "test_main.py").write_text(tests)
+        argv = [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "test_main.py"]
+        done = subprocess.run(argv, cwd=directory, capture_output=True, text=True, timeout=PLAIN_TIMEOUT_S)
+    outcomes = {outcome.name: outcome.passed for outcome in parse("pytest", done.stdout)}
+    return [outcomes.get(name, False) for name in declared("pytest", tests) or []]
+
+
+def _run_one_plain(code: str, suite: Suite, test: StdioTest | CallTest | AssertTest, flags: tuple[str, ...]) -> bool:
     if isinstance(test, AssertTest):
         program = f"{code}\n{test.code}\n"
     elif isinstance(test, CallTest):
@@ -169,7 +208,7 @@ def main() -> None:
     parser.add_argument("--http", action="store_true", help="also grade through `sandbox serve` on loopback")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--kind", choices=("stdio", "call", "assert"), help="only tests of this kind (assert: apart from the program)"
+        "--kind", choices=("stdio", "call", "assert", "pytest"), help="only tests of this kind (assert, pytest: apart)"
     )
     parser.add_argument("--languages", metavar="SPEC", help="a per-language table instead (all, default, or ids)")
     parser.add_argument("--language-tests", type=int, default=20, help="stdin tests per language (--languages)")
@@ -182,12 +221,13 @@ def main() -> None:
         sys.exit(per_language(languages, args.language_tests, args.threads, args.seed))
 
     suites = make_suites(args.tests, args.seed)
-    if args.kind == "assert":
+    if args.kind in ("assert", "pytest"):
         calls = [(p, suite) for p, suite in suites if suite.kind == "call" and defines(p.code, p.fn_name)]
-        work = [(p.code, as_asserts(suite)) for p, suite in calls]
+        convert = as_asserts if args.kind == "assert" else as_pytest_file
+        work = [(p.code, convert(suite)) for p, suite in calls]
     else:
         work = [(p.code, suite) for p, suite in suites if args.kind in (None, suite.kind)]
-    count = sum(len(suite.tests) for _, suite in work)
+    count = sum(verdict_count(suite) for _, suite in work)
     print(
         f"{len(work)} submissions, {count} tests, {args.threads} threads, {args.rounds} rounds, python {sys.executable}"
     )
@@ -199,8 +239,9 @@ def main() -> None:
         "ours (sandboxed, in-process)": lambda: ours(forked, work, args.threads),
         "ours, a bwrap per run": lambda: ours(fresh, work, args.threads),
         BASELINE: lambda: baseline(work, args.threads),
-        "baseline, no site (-S)": lambda: baseline(work, args.threads, ("-S",)),
     }
+    if args.kind != "pytest":  # pytest needs site-packages
+        graders["baseline, no site (-S)"] = lambda: baseline(work, args.threads, ("-S",))
     with contextlib.ExitStack() as stack:
         if args.http:
             env = {"SANDBOX_WORKERS": str(args.threads), "SANDBOX_PARALLEL": "1", "SANDBOX_LOG_LEVEL": "warning"}
