@@ -234,7 +234,9 @@ def main() -> None:
 
     # Tests of one submission run one at a time in its sandbox: at most `threads` programs run at once, as in (b).
     # Runs forked from the warm zygote (sandbox/zygote.py), and the same with a bwrap and interpreter per run.
-    forked, fresh = LocalJudge(Executor(parallel=1, zygote=True)), LocalJudge(Executor(parallel=1, zygote=False))
+    languages = parse_languages("default,pytest") if args.kind == "pytest" else ()  # (): SANDBOX_LANGUAGES's
+    forked = LocalJudge(Executor(parallel=1, zygote=True, languages=languages))
+    fresh = LocalJudge(Executor(parallel=1, zygote=False, languages=languages))
     graders: dict[str, Callable[[], list[bool]]] = {
         "ours (sandboxed, in-process)": lambda: ours(forked, work, args.threads),
         "ours, a bwrap per run": lambda: ours(fresh, work, args.threads),
