@@ -1363,14 +1363,10 @@ def read_job(fd):
         if not byte:
             raise EOFError("the host closed the pipe before sending a job")
         header += byte
-    remaining, chunks = int(header), []
-    while remaining:
-        chunk = os.read(fd, min(remaining, 1 << 20))
-        if not chunk:
-            raise EOFError("the host closed the pipe in the middle of the job")
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return marshal.loads(b"".join(chunks))
+    job = read_exactly(fd, int(header))
+    if job is None:
+        raise EOFError("the host closed the pipe in the middle of the job")
+    return marshal.loads(job)
 
 
 def to_json(value):
