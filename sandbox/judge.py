@@ -50,7 +50,7 @@ _MEMORY_MARKERS = (
 )
 
 
-# Keys the markers program suites print once their tests have run (Language.done_marker).
+# Keys the markers program suites print once their tests have run (done_marker).
 _MARKER_KEY = secrets.token_bytes(32)
 
 
