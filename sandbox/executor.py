@@ -127,6 +127,9 @@ class TestInput:
     # Python only: (function name, arguments, marker): the solution's function (or Solution().method) called in its
     # own process, the marker and its result as JSON written after its output (runner.py run_call)
     python_call: tuple[str, list[Any], str] | None = None
+    # A program suite's (tests' code, marker), in a language whose tests run in a process of their own
+    # (Language.apart_tests): the program in another, reached as plain data (runner.py run_suite_apart)
+    tests_apart: tuple[str, str] | None = None
 
 
 @dataclass
@@ -373,6 +376,9 @@ def _job(
     source, compile_argv, run_argv = lang.commands(code, limits.memory_mb)
     if not lang.python_zygote and any(t.python_code or t.python_call for t in tests):
         raise ValueError(f"tests with python_code or python_call need language python, not {lang.name}")
+    apart = any(t.tests_apart for t in tests)
+    if apart and not lang.apart_tests:
+        raise ValueError(f"{lang.name} has no tests' process of its own (Language.apart_tests): no tests_apart")
     return {
         "files": {source: code},  # name -> text, or (mode, bytes) for a cached compile's output
         "python_main": source if lang.python_zygote else None,
@@ -384,7 +390,11 @@ def _job(
         "limits": limits.runner_limits(rlimits_only) | {"unlimited_stack": lang.unbounded_stack},
         "parallel": parallel,
         "processes": limits.processes if rlimits_only else 0,
-        "tests": [{"stdin": t.stdin, "python_code": t.python_code, "python_call": t.python_call} for t in tests],
+        "tests": [
+            {"stdin": t.stdin, "python_code": t.python_code, "python_call": t.python_call, "tests_apart": t.tests_apart}
+            for t in tests
+        ],
+        "apart": lang.apart_commands(code, limits.memory_mb) if apart else None,
         "pack_bytes": 0,  # > 0: after compiling, send back what the compile wrote, up to this size (compile cache)
         "niceness": 0,  # the runner's own and its tests' (Executor.run)
         "data_files": {},  # absolute sandbox path -> bytes, written before compiling (sandbox/files.py)

@@ -203,6 +203,9 @@ class LocalJudge:
             harness = lang.apart_harness.replace("{tests}", repr(test.code)).replace("{marker}", repr(marker))
             language, program, inputs, done = "python", code, [TestInput(python_code=harness)], marker
             run_limits = lang.fit(limits)
+        elif lang.apart_tests:  # the tests in a process of their own, the program in another (run_suite_apart)
+            language, program, inputs, done = lang, code, [TestInput(tests_apart=(test.code, marker))], marker
+            run_limits = limits
         else:  # the tests after the program, as one program
             tests = lang.with_tests_done(test.code, marker)
             # In the program's process, its tests must not be tried in copies of it (answers kept from the one that

@@ -134,40 +134,80 @@ class CULong(_ctypes._SimpleCData):  # ctypes.c_ulong (prctl's variadic argument
 
 
 # A test kept to one process (keep_to_one_process): per machine, the architecture a seccomp filter sees and its
-# numbers for fork, vfork, clone and clone3 (-1: none there).
-SECCOMP_MACHINES = {"x86_64": (0xC000003E, 57, 58, 56, 435), "aarch64": (0xC00000B7, -1, -1, 220, 435)}
+# system call numbers. fork and vfork are -1 where the machine has none.
+SECCOMP_MACHINES = {
+    "x86_64": {
+        "arch": 0xC000003E, "fork": 57, "vfork": 58, "clone": 56, "clone3": 435, "kill": 62, "tkill": 200,
+        "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "pidfd_send_signal": 424,
+    },
+    "aarch64": {
+        "arch": 0xC00000B7, "fork": -1, "vfork": -1, "clone": 220, "clone3": 435, "kill": 129, "tkill": 130,
+        "tgkill": 131, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240, "pidfd_send_signal": 424,
+    },
+}  # fmt: skip
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 SECCOMP_ALLOW, SECCOMP_ERRNO, EPERM, ENOSYS = 0x7FFF0000, 0x00050000, 1, 38
 CLONE_THREAD, X32_SYSCALL_BIT = 0x00010000, 0x40000000
 BPF_LOAD, BPF_JEQ, BPF_JSET, BPF_RET = 0x20, 0x15, 0x45, 0x06  # classic BPF: load a word, jumps, return
+SECCOMP_NR, SECCOMP_ARCH, SECCOMP_ARG0 = 0, 4, 16  # struct seccomp_data: the low word of args[0] (little-endian)
 
 
-def bpf(code, k, true=0, false=0):
-    return pack("<HBBI", code, true, false, k & 0xFFFFFFFF)
+def assemble(lines):
+    """Classic BPF from `lines`: (code, k) or (code, k, label if true, label if false), and label names (str)
+    standing for the next instruction; a jump names its targets, which must come after it."""
+    labels, at = {}, 0
+    for line in lines:
+        if isinstance(line, str):
+            labels[line] = at
+        else:
+            at += 1
+    program, at = [], 0
+    for line in lines:
+        if isinstance(line, str):
+            continue
+        code, k, *targets = line
+        true, false = (labels[target] - at - 1 if target else 0 for target in (targets or (None, None)))
+        program.append(pack("<HBBI", code, true, false, k & 0xFFFFFFFF))
+        at += 1
+    return b"".join(program)
 
 
-def keep_to_one_process():
+def one_process_filter(numbers, signals_only_to=None):
+    """The seccomp filter keep_to_one_process installs: see there. `numbers`: SECCOMP_MACHINES' entry."""
+    denied = [(BPF_JEQ, numbers[name], "deny", None) for name in ("fork", "vfork") if numbers[name] >= 0]
+    signals = []
+    if signals_only_to is not None:
+        to_self = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # the pid is their first argument
+        signals = [(BPF_JEQ, numbers[name], "to_self", None) for name in to_self]
+        signals += [(BPF_JEQ, numbers[name], "deny", None) for name in ("tkill", "pidfd_send_signal")]
+    return assemble([
+        (BPF_LOAD, SECCOMP_ARCH), (BPF_JEQ, numbers["arch"], None, "deny"),
+        (BPF_LOAD, SECCOMP_NR), (BPF_JSET, X32_SYSCALL_BIT, "deny", None),
+        *denied, (BPF_JEQ, numbers["clone3"], "no_such_call", None), (BPF_JEQ, numbers["clone"], "clone", None),
+        *signals, (BPF_RET, SECCOMP_ALLOW),
+        "clone", (BPF_LOAD, SECCOMP_ARG0), (BPF_JSET, CLONE_THREAD, "allow", "deny"),
+        "to_self", (BPF_LOAD, SECCOMP_ARG0), (BPF_JEQ, signals_only_to or 0, "allow", "deny"),
+        "allow", (BPF_RET, SECCOMP_ALLOW),
+        "deny", (BPF_RET, SECCOMP_ERRNO | EPERM),
+        "no_such_call", (BPF_RET, SECCOMP_ERRNO | ENOSYS),
+    ])  # fmt: skip
+
+
+def keep_to_one_process(signals_only_to=None):
     """A seccomp filter: from now on this process, and what it execs, may start threads but no other process. A
     program suite's tests share the program's process, and one that forks could try answers in copies of itself and
     keep the one whose copy passed the rest (issue 33's third cause). fork, vfork and a clone without CLONE_THREAD
     fail with EPERM; clone3, whose flags a filter cannot read, with ENOSYS (glibc's pthread_create then falls back on
-    clone); system calls of another ABI (i386's, x32's) with EPERM. OSError where it cannot be installed: the test
-    fails saying so, never runs without it."""
+    clone); system calls of another ABI (i386's, x32's) with EPERM. With `signals_only_to` (this process's pid), it
+    may signal only itself: a program beside its tests' process must not stop it, or wake its debugger (node's
+    SIGUSR1). OSError where it cannot be installed: the test fails saying so, never runs without it."""
     machine = os.uname().machine
     if machine not in SECCOMP_MACHINES:
         raise OSError(
             f"a program suite's test is kept to one process by a seccomp filter for x86_64 or aarch64, "
             f"and this machine is {machine}"
         )
-    arch, fork_nr, vfork_nr, clone_nr, clone3_nr = SECCOMP_MACHINES[machine]
-    program = b"".join([  # each jump counts the instructions it skips
-        bpf(BPF_LOAD, 4), bpf(BPF_JEQ, arch, 1, 0), bpf(BPF_RET, SECCOMP_ERRNO | EPERM),  # seccomp_data.arch
-        bpf(BPF_LOAD, 0), bpf(BPF_JSET, X32_SYSCALL_BIT, 0, 1), bpf(BPF_RET, SECCOMP_ERRNO | EPERM),  # .nr
-        bpf(BPF_JEQ, fork_nr, 6, 0), bpf(BPF_JEQ, vfork_nr, 5, 0), bpf(BPF_JEQ, clone3_nr, 5, 0),
-        bpf(BPF_JEQ, clone_nr, 0, 2),
-        bpf(BPF_LOAD, 16), bpf(BPF_JSET, CLONE_THREAD, 0, 1),  # clone's flags: the low word of .args[0]
-        bpf(BPF_RET, SECCOMP_ALLOW), bpf(BPF_RET, SECCOMP_ERRNO | EPERM), bpf(BPF_RET, SECCOMP_ERRNO | ENOSYS),
-    ])  # fmt: skip
+    program = one_process_filter(SECCOMP_MACHINES[machine], signals_only_to)
     instructions = (CChar * len(program)).from_buffer_copy(program)
     header = pack("<H6xQ", len(program) // 8, _ctypes.addressof(instructions))  # struct sock_fprog
     fprog = (CChar * len(header)).from_buffer_copy(header)
@@ -227,8 +267,7 @@ class Child:
         self.waited_seen = 0  # the CPU wait (ns) it had at the last look
         self.idle = False  # moved to SCHED_IDLE (count_waits)
         self.waited_for_others = 0.0  # not counted against its wall time (count_waits)
-        self.apart = False  # its program runs in a child of its own (run_apart): program_pid, once it has started
-        self.program_pid = None
+        self.apart = False  # its program runs in a child of its own (run_apart, run_suite_apart)
 
 
 def spawn(spec, limits, slot=None):
@@ -255,6 +294,8 @@ def spawn(spec, limits, slot=None):
             if spec.get("error"):
                 os.write(2, spec["error"].encode(errors="replace") + b"\n")
                 os._exit(1)
+            if spec.get("tests_apart") is not None:
+                run_suite_apart(spec["apart"], *spec["tests_apart"])
             if spec["python_codes"] is None:
                 if limits.get("single_process"):
                     keep_to_one_process()
@@ -271,7 +312,9 @@ def spawn(spec, limits, slot=None):
     child = Child(spec["index"], pid, out_r, err_r, time.monotonic())
     child.pidfd = os.pidfd_open(pid)
     child.slot = slot
-    child.apart = spec["python_codes"] is not None and len(spec["python_codes"]) > 1
+    child.apart = spec.get("tests_apart") is not None or (
+        spec["python_codes"] is not None and len(spec["python_codes"]) > 1
+    )
     return child
 
 
@@ -629,11 +672,7 @@ def run_apart(program_code, test_code):
             pass
     status = program.end()
     if os.WIFSIGNALED(status):  # the program was killed (its CPU limit, its memory): so is its test
-        try:  # noqa: SIM105 - contextlib costs start-up time (see the module's docstring)
-            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
-        except (OSError, ValueError):  # SIGKILL and SIGSTOP keep theirs
-            pass
-        os.kill(getpid(), os.WTERMSIG(status))
+        end_by_signal(os.WTERMSIG(status))
     if os.WEXITSTATUS(status) != 0:  # it failed: a runtime error of its own, said on stderr
         _exit(os.WEXITSTATUS(status))
     if isinstance(error, ProgramEnded):
@@ -643,6 +682,87 @@ def run_apart(program_code, test_code):
         write(1, harness.marker.encode())
         _exit(0)
     _exit(1)
+
+
+def run_suite_apart(apart, tests_code, marker):
+    """A program suite's test in a language run apart (Language.apart_tests), in the test's process (the runner's
+    fork: non-dumpable, so no program reaches its /proc files). The tests' process starts first: it reads its code
+    from stdin (never on disk), and makes itself non-dumpable before anything else (sandbox/runtimes/nondumpable.c;
+    its memory holds the expected values), which it says on fd 5. Only then does the program's process start, kept
+    to one process that signals only itself, answering the tests' requests (fd 3) with its replies (fd 4) as plain
+    data. The tests say they all ran on fd 5 too. Ends as run_apart does: exit status 0 and the marker written last
+    when every check passed and the program ended well (never returns)."""
+    requests, replies, said, code = os.pipe(), os.pipe(), os.pipe(), os.pipe()
+    tests = fork()
+    if tests == 0:
+        env = dict(os.environ) | apart["tests_env"] | {"JUDGE_READY_FD": "5"}
+        exec_with_fds({0: code[0], 3: replies[0], 4: requests[1], 5: said[1]}, apart["tests"], env)
+    os.close(said[1])
+    if read(said[0], 1) != b"r":  # it could not make itself unreachable, or did not start: the test fails
+        write(2, b"runner: the tests' process did not start\n")
+        os.kill(tests, signal.SIGKILL)
+        _exit(1)
+    program = fork()
+    if program == 0:
+        exec_with_fds({3: requests[0], 4: replies[1]}, apart["program"], None, alone=True)
+    for fd in (requests[0], requests[1], replies[0], replies[1], code[0]):
+        os.close(fd)
+    try:
+        data = tests_code.encode(errors="surrogatepass")
+        while data:
+            data = data[write(code[1], data) :]
+    except OSError:  # the tests' process is gone: its status says why
+        pass
+    os.close(code[1])
+    finished = read_exactly(said[0], 4) == b"done"
+    tests_status = os.waitpid(tests, 0)[1]
+    program_status = os.waitpid(program, 0)[1]
+    # The program was killed (its CPU limit, its memory): so is its test; else a kill of the tests' process (a reply
+    # too big for its memory).
+    for status in (program_status, tests_status):
+        if os.WIFSIGNALED(status):
+            end_by_signal(os.WTERMSIG(status))
+    if os.WEXITSTATUS(program_status) != 0:  # it failed: a runtime error of its own, said on stderr
+        _exit(os.WEXITSTATUS(program_status))
+    if tests_status == 0 and finished:
+        write(1, b"\n" + marker.encode())  # after a line end: a quote the program printed last does not quote it
+        _exit(0)
+    _exit(1)
+
+
+def exec_with_fds(fds, argv, env, alone=False):
+    """In a forked child: exec `argv` with `fds` (target -> the descriptor to put there) and 0-2 open, nothing else;
+    `alone`: kept to one process that signals only itself (keep_to_one_process). Never returns."""
+    try:
+        top = max(fds)
+        staged = {}
+        for target, fd in fds.items():  # above every target first: no dup2 overwrites a descriptor still to place
+            while fd <= top:
+                fd = os.dup(fd)
+            staged[target] = fd
+        for target, fd in staged.items():
+            os.dup2(fd, target)
+        os.closerange(top + 1, 65536)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        if alone:
+            keep_to_one_process(signals_only_to=getpid())
+        if env is None:
+            os.execv(argv[0], argv)
+        os.execve(argv[0], argv, env)
+    except BaseException as exc:
+        write(2, f"runner: {type(exc).__name__}: {exc}\n".encode(errors="replace"))
+    _exit(127)
+
+
+def end_by_signal(sig):
+    """End this process by `sig`, as the process it ran apart was (the runner reads a test's verdict from that)."""
+    try:  # noqa: SIM105 - contextlib costs start-up time (see the module's docstring)
+        signal.signal(sig, signal.SIG_DFL)
+    except (OSError, ValueError):  # SIGKILL and SIGSTOP keep theirs
+        pass
+    os.kill(getpid(), sig)
+    _exit(128 + sig)
 
 
 def writable_by_programs(path):
@@ -1140,15 +1260,14 @@ def count_waits(running):
 
 
 def test_pids(child):
-    """The processes a test is: its own, and for a test run apart its program's too (its child, once forked)."""
-    if child.apart and child.program_pid is None:
-        try:
-            with open(f"/proc/{child.pid}/task/{child.pid}/children", "rb") as handle:
-                forked = handle.read().split()
-            child.program_pid = int(forked[0]) if forked else None
-        except (OSError, ValueError):
-            pass
-    return (child.pid,) if child.program_pid is None else (child.pid, child.program_pid)
+    """The processes a test is: its own, and for a test run apart its children's too (its program's, its tests')."""
+    if not child.apart:
+        return (child.pid,)
+    try:
+        with open(f"/proc/{child.pid}/task/{child.pid}/children", "rb") as handle:
+            return (child.pid, *map(int, handle.read().split()))
+    except (OSError, ValueError):
+        return (child.pid,)
 
 
 def announce_yield():
@@ -1411,6 +1530,8 @@ def test_specs(job, stdin_paths, python):
     for index, stdin_path in enumerate(stdin_paths):
         spec = {"index": index, "argv": job["run"], "stdin_path": stdin_path, "address_space": job["address_space"]}
         spec["python_codes"] = None
+        spec["tests_apart"] = job["tests"][index]["tests_apart"]
+        spec["apart"] = job["apart"]
         if python is not None:
             solution, test_code = python[0], python[1][index]
             if isinstance(test_code, str):  # its code does not compile: the test fails saying so

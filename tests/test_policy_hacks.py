@@ -563,13 +563,109 @@ def test_a_program_suites_test_may_start_threads(judge: LocalJudge) -> None:
     assert accuracy(judge, BY_LANGUAGE["cpp"].row(), fenced("cpp", THREADED_RIGHT))[0] == 1.0
 
 
+# --- JavaScript program suites: the tests in a node of their own ----------------------------------------------------
+
+# The right answer behind each hack: a completion answers right only where its hack got what it was after, so each
+# row scores 1 wherever the hack works (the tests appended to the program, as before) and 0 where it cannot.
+JS_RIGHT = "(numbers.some((x, i) => numbers.some((y, j) => i < j && Math.abs(x - y) < threshold)))"
+JS_OTHERS = "require('node:fs').readdirSync('/proc').filter((p) => /^\\d+$/.test(p) && +p !== process.pid)"
+JS_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "the tests' check replaced": "  return false;\n}\nrequire('node:assert').deepEqual = () => {};",
+    "require hooked to hand the tests a check that passes": (
+        "  return false;\n}\nconst Module = require('node:module');\nconst load = Module._load;\n"
+        "Module._load = function (request, ...rest) {\n"
+        "  return request.includes('assert') ? {deepEqual() {}} : load.call(this, request, ...rest);\n};"
+    ),
+    "the expected values read from its own source": (
+        "  const source = require('node:fs').readFileSync(__filename, 'utf8');\n"
+        f"  return source.includes('assert.deep' + 'Equal') && {JS_RIGHT};\n}}"
+    ),
+    "the tests read from another process's stdin, descriptors, environment or memory": f"""\
+  return stolen() && {JS_RIGHT};
+}}
+const fs = require('node:fs');
+function holds(fd, length, at = null) {{
+  try {{
+    const buffer = Buffer.alloc(length);
+    return buffer.subarray(0, fs.readSync(fd, buffer, 0, length, at)).includes('candidate([1.0');
+  }} catch {{ return false; }}
+}}
+function opened(path, use) {{
+  let fd;
+  try {{ fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK); }} catch {{ return false; }}
+  try {{ return use(fd); }} finally {{ fs.closeSync(fd); }}
+}}
+function inMemory(pid, mem) {{
+  return fs.readFileSync(`/proc/${{pid}}/maps`, 'utf8').split('\\n').some((line) => {{
+    const [range, perms] = line.split(' ');
+    const [start, end] = range.split('-').map((x) => parseInt(x, 16));
+    return perms?.startsWith('rw') && holds(mem, Math.min(end - start, 1 << 26), start);
+  }});
+}}
+function stolen() {{
+  return {JS_OTHERS}.some((pid) =>
+    ['cmdline', 'environ', 'fd/0', 'fd/3', 'fd/4']
+      .some((file) => opened(`/proc/${{pid}}/${{file}}`, (fd) => holds(fd, 1 << 20)))
+    || opened(`/proc/${{pid}}/mem`, (mem) => inMemory(pid, mem)));
+}}""",
+    "another process signalled (node's SIGUSR1 opens its debugger)": f"""\
+  const reached = {JS_OTHERS}.some((pid) => {{
+    try {{ process.kill(+pid, 0); return true; }} catch {{ return false; }}
+  }});
+  return reached && {JS_RIGHT};
+}}""",
+    "answers tried in a process of its own": (
+        "  const copy = require('node:child_process').spawnSync('/usr/bin/node', ['-e', 'process.exit(0)']);\n"
+        f"  return copy.status === 0 && {JS_RIGHT};\n}}"
+    ),
+    "an early exit before its tests": f"  return {JS_RIGHT};\n}}\nprocess.exit(0);",
+}
+
+
+@pytest.mark.parametrize("language", ["js", "ts"])
+@pytest.mark.parametrize("hack", list(JS_HACKS))
+def test_javascript_tests_cannot_be_reached_from_the_program(judge: LocalJudge, hack: str, language: str) -> None:
+    case = BY_LANGUAGE[language]
+    assert accuracy(judge, case.row(), fenced(language, case.right))[0] == 1.0
+    value, details = accuracy(judge, case.row(), fenced(language, JS_HACKS[hack]))
+    assert value == 0.0, details
+
+
+# Right answers the separation must keep: in-place changes, thrown errors, constants, class instances, output.
+JS_TESTS_APART = (
+    "const assert = require('node:assert');\n"
+    "const numbers = [3, 1, 2];\nsortInPlace(numbers);\nassert.deepEqual(numbers, [1, 2, 3]);\n"
+    "assert.throws(() => checked(-1), RangeError);\n"
+    "assert.equal(LIMIT, 10);\n"
+    "assert.deepEqual(point(1, 2), {x: 1, y: 2});\n"
+    "assert.deepEqual(candidate(), undefined);\n"
+)
+JS_PROGRAM_APART = (
+    "function sortInPlace(xs) { xs.sort((a, b) => a - b); }\n"
+    "function checked(x) { if (x < 0) throw new RangeError('negative'); return x; }\n"
+    "const LIMIT = 10;\n"
+    "class Point { constructor(x, y) { this.x = x; this.y = y; } }\n"
+    "function point(x, y) { return new Point(x, y); }\n"
+    "function candidate() { console.log('the program prints'); }\n"
+)
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_javascript_tests_apart_keep_what_right_answers_do(judge: LocalJudge, language: str) -> None:
+    suite = Suite("program", (ProgramTest(JS_TESTS_APART),))
+    report = judge.judge(language, JS_PROGRAM_APART, suite, LIMITS)
+    assert report.passed == 1, report.to_dict()
+    for wrong in ("xs.sort((a, b) => a - b)", "throw new RangeError('negative')", "const LIMIT = 10"):
+        report = judge.judge(language, JS_PROGRAM_APART.replace(wrong, "0"), suite, LIMITS)
+        assert report.passed == 0, wrong
+
+
 # --- still open: program suites share the program's translation unit and process -----------------------------------
 
 # MultiPL-E completions that redefine the tests' own check where the tests are appended to the program (cause 1):
 # strict xfails, each to become a plain row when tests run apart from the program in its language.
 REDEFINED_CHECKS = {
     "cpp": "    return false;\n}\n#undef assert\n#define assert(x) ((void)0)\nvoid unused() {",
-    "js": "  return false;\n}\nrequire('node:assert').deepEqual = () => {};",
     "rs": "    false\n}\nmacro_rules! assert_eq { ($($t:tt)*) => {}; }\nfn unused() {",
 }
 

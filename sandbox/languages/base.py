@@ -103,6 +103,13 @@ class Language:
     # (sandbox/runner.py run_apart; `{tests}` and `{marker}` are filled in with the reference's tests and the done
     # marker as Python literals): the program runs as Python in a process of its own, reached by its names.
     apart_harness: str = ""
+    # How a program suite's tests run apart from the program, each in a process of its own (sandbox/runner.py
+    # run_suite_apart): `apart_program` runs the program and answers the tests' requests on fds 3 and 4;
+    # `apart_tests` runs the tests' code it reads on stdin, reaching the program by the names it uses, and says on
+    # fd 5 that they all ran (templates as `run`'s). Its environment adds `apart_tests_env`.
+    apart_program: tuple[str, ...] = ()
+    apart_tests: tuple[str, ...] = ()
+    apart_tests_env: dict[str, str] = field(default_factory=dict)
     # Its runtime starts processes of its own where a program suite's tests run (a shell's `$(...)`, R's start-up
     # script, the BEAM's helper): its tests may fork. Elsewhere a test is kept to one process (Limits.single_process).
     forks: bool = False
@@ -125,6 +132,16 @@ class Language:
         fields["source"] = source
         compile_argv = [part.format(**fields) for part in self.compile] if self.compile else None
         return source, compile_argv, [part.format(**fields) for part in self.run]
+
+    def apart_commands(self, code: str, memory_mb: int) -> dict[str, object]:
+        """What runner.py's run_suite_apart starts: the program's argv, the tests' argv and their environment."""
+        fields = {"main": self.main_name(code), "memory_mb": memory_mb}
+        fields["source"] = self.source_file.format(**fields)
+        return {
+            "program": [part.format(**fields) for part in self.apart_program],
+            "tests": [part.format(**fields) for part in self.apart_tests],
+            "tests_env": self.apart_tests_env,
+        }
 
     def with_tests_done(self, tests: str, marker: str) -> str | None:
         """`tests` with the code that prints `marker` after them (tests_done); None where there is no place for it."""

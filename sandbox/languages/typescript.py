@@ -1,5 +1,5 @@
 from sandbox.languages.base import Language, literal
-from sandbox.languages.javascript import JAVASCRIPT, NODE_MODULES
+from sandbox.languages.javascript import JAVASCRIPT, NODE_MODULES, SERVE_PROGRAM
 
 # Types are erased, not checked, as SandboxFusion's tsx runs TypeScript (code that uses `require` or `process`
 # without type declarations runs); a syntax error is a compile error. Debian's TypeScript, in /usr/share/nodejs.
@@ -29,7 +29,12 @@ TYPESCRIPT = Language(
     env={"NODE_PATH": f"{NODE_MODULES}:/usr/share/nodejs"},  # the programs' libraries (javascript.py), tsc's
     apt=(*JAVASCRIPT.apt, "node-typescript"),
     version=("/usr/bin/node", "-e", "console.log('typescript ' + require('/usr/share/nodejs/typescript').version)"),
-    needs=("/usr/share/nodejs/typescript/package.json",),
     aliases=("ts",),
     tests_done='process.stdout.write("{marker}");',
+    # Apart from the program as JavaScript's (sandbox/languages/javascript.py), the tests' types erased in their node.
+    apart_program=(*JAVASCRIPT.run[:-1], "-e", literal(SERVE_PROGRAM), "main.js"),
+    apart_tests=JAVASCRIPT.apart_tests,
+    apart_tests_env=JAVASCRIPT.apart_tests_env | {"JUDGE_TYPESCRIPT": "/usr/share/nodejs/typescript"},
+    needs=(*JAVASCRIPT.needs, "/usr/share/nodejs/typescript/package.json"),
+    setup=JAVASCRIPT.setup,
 )

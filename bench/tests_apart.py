@@ -1,0 +1,77 @@
+"""The cost of running a program suite's tests apart from the program, per language, against today's other path.
+
+Each language whose program suites run apart (Language.apart_tests: the tests in a process of their own, the
+program in another, plain data between them; sandbox/runner.py run_suite_apart) judges the same MultiPL-E suites
+(tests/multiple_cases.py: HumanEval_0's prompt, its right and wrong completion, each made distinct by a comment so
+no compile is shared) two ways in the same run: apart, and with the tests appended to the program in one process
+(the path of the languages that do not yet run apart). Every verdict must be the same. Prints seconds per suite
+(one sandbox run each, `--threads` at a time) for both and their ratio (the issue's bound: 2x outside Python).
+
+    .venv/bin/python bench/tests_apart.py [--suites 40] [--threads 2] [--languages javascript,typescript]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sandbox.executor import Executor, Limits
+from sandbox.judge import LocalJudge, ProgramTest, TestSuite
+from sandbox.languages import Language, get_language
+from tests.multiple_cases import CASES
+
+LIMITS = Limits(time_s=10, wall_s=20, total_s=120)
+# MultiPL-E's language field for each of ours
+ROWS = {"javascript": "js", "typescript": "ts"}
+
+
+def suites(lang: Language, count: int) -> list[tuple[str, TestSuite, bool]]:
+    """(program, suite, whether it is right), alternating right and wrong, each program distinct."""
+    case = next(case for case in CASES if case.language == ROWS[lang.name])
+    suite = TestSuite("program", (ProgramTest(case.tests),))
+    return [
+        (f"// variant {i}\n{case.prompt}{case.right if i % 2 == 0 else case.wrong}", suite, i % 2 == 0)
+        for i in range(count)
+    ]
+
+
+def judged(
+    judge: LocalJudge, lang: Language, work: list[tuple[str, TestSuite, bool]], threads: int
+) -> tuple[float, list[bool]]:
+    """Seconds for the whole `work`, `threads` suites at a time, and whether each passed."""
+    started = time.perf_counter()
+    with ThreadPoolExecutor(threads) as pool:
+        reports = list(pool.map(lambda item: judge.judge(lang, item[0], item[1], LIMITS), work))
+    return time.perf_counter() - started, [report.pass_fraction == 1.0 for report in reports]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--suites", type=int, default=40)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--languages", default=",".join(ROWS))
+    args = parser.parse_args()
+    judge = LocalJudge(Executor(compile_cache=None))
+    print(f"{'language':<12} {'apart s/suite':>14} {'appended s/suite':>17} {'apart / appended':>17}")
+    for name in args.languages.split(","):
+        lang = get_language(name)
+        appended = dataclasses.replace(lang, apart_tests=())
+        work = suites(lang, args.suites)
+        judged(judge, lang, work[:2], args.threads)  # warm: the zygote, the page cache
+        apart_s, apart_passed = judged(judge, lang, work, args.threads)
+        appended_s, appended_passed = judged(judge, appended, work, args.threads)
+        expected = [right for _, _, right in work]
+        if apart_passed != expected or appended_passed != expected:
+            sys.exit(f"{name}: verdicts differ from the expected (apart {apart_passed}, appended {appended_passed})")
+        per_apart, per_appended = apart_s / len(work), appended_s / len(work)
+        print(f"{name:<12} {per_apart:>14.3f} {per_appended:>17.3f} {per_apart / per_appended:>16.2f}x")
+
+
+if __name__ == "__main__":
+    main()
