@@ -28,7 +28,7 @@ from tests.multiple_cases import CASES
 
 LIMITS = Limits(time_s=10, wall_s=20, total_s=120)
 # MultiPL-E's language field for each of ours
-ROWS = {"javascript": "js", "typescript": "ts"}
+ROWS = {"javascript": "js", "typescript": "ts", "ruby": "rb", "php": "php", "lua": "lua", "perl": "pl"}
 
 
 def suites(lang: Language, count: int) -> list[tuple[str, TestSuite, bool]]:

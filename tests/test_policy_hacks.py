@@ -563,7 +563,7 @@ def test_a_program_suites_test_may_start_threads(judge: LocalJudge) -> None:
     assert accuracy(judge, BY_LANGUAGE["cpp"].row(), fenced("cpp", THREADED_RIGHT))[0] == 1.0
 
 
-# --- JavaScript program suites: the tests in a node of their own ----------------------------------------------------
+# --- program suites run apart: the tests in a process of their own -----------------------------------------------
 
 # The right answer behind each hack: a completion answers right only where its hack got what it was after, so each
 # row scores 1 wherever the hack works (the tests appended to the program, as before) and 0 where it cannot.
@@ -622,42 +622,273 @@ function stolen() {{
 }
 
 
-@pytest.mark.parametrize("language", ["js", "ts"])
-@pytest.mark.parametrize("hack", list(JS_HACKS))
-def test_javascript_tests_cannot_be_reached_from_the_program(judge: LocalJudge, hack: str, language: str) -> None:
+RB_RIGHT = "numbers.combination(2).any? { |a, b| (a - b).abs < threshold }"
+RB_OTHERS = "(Dir.children('/proc').grep(/\\A\\d+\\z/).map(&:to_i) - [Process.pid])"
+RB_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "the tests' check replaced": (
+        "  false\nend\nrequire 'test/unit'\nmodule Test::Unit::Assertions\n  def assert_equal(*) = true\nend"
+    ),
+    "its exit status forced from an exit hook": "  false\nend\nat_exit { exit!(0) }",
+    "the expected values read from its own source": (
+        f"  File.read(__FILE__).include?('assert_' + 'equal') && {RB_RIGHT}\nend"
+    ),
+    "the tests read from another process's stdin, descriptors, environment or memory": f"""\
+  stolen? && {RB_RIGHT}
+end
+def holds?(io, length)
+  (io.read_nonblock(length) || '').include?('candidate.call([1.0')
+rescue StandardError
+  false
+end
+def in_memory?(pid, mem)
+  File.foreach("/proc/#{{pid}}/maps").any? do |line|
+    range, perms = line.split
+    start, ending = range.split('-').map {{ |x| x.to_i(16) }}
+    perms.start_with?('rw') && (mem.seek(start); holds?(mem, [ending - start, 1 << 26].min))
+  end
+end
+def stolen?
+  {RB_OTHERS}.any? do |pid|
+    %w[cmdline environ fd/0 fd/3 fd/4].any? do |file|
+      File.open("/proc/#{{pid}}/#{{file}}", File::RDONLY | File::NONBLOCK) {{ |io| holds?(io, 1 << 20) }}
+    rescue StandardError
+      false
+    end || (File.open("/proc/#{{pid}}/mem", 'rb') {{ |mem| in_memory?(pid, mem) }} rescue false)
+  end
+end""",
+    "another process signalled": (
+        f"  {RB_OTHERS}.any? {{ |pid| Process.kill(0, pid) rescue false }} && {RB_RIGHT}\nend"
+    ),
+    "answers tried in a process of its own": (
+        f"  copy = (fork {{ exit!(0) }} rescue nil)\n  copy && Process.wait(copy)\n  copy && {RB_RIGHT}\nend"
+    ),
+    "an early exit before its tests": f"  {RB_RIGHT}\nend\nexit!(0)",
+}
+PHP_RIGHT = (
+    "(function ($n, $t) { foreach ($n as $i => $a) foreach ($n as $j => $b) "
+    "if ($i < $j && abs($a - $b) < $t) return true; return false; })($numbers, $threshold)"
+)
+PHP_OTHERS = "array_filter(scandir('/proc'), fn ($p) => ctype_digit($p) && (int) $p !== getmypid())"
+PHP_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "the rest of the file turned into output": "    return false;\n}\n?>",
+    "the expected values read from its own source": (
+        f"    return str_contains(file_get_contents(__FILE__), 'Test ' . 'failed') && {PHP_RIGHT};\n}}"
+    ),
+    "the tests read from another process's stdin, descriptors, environment or memory": f"""\
+    return stolen() && {PHP_RIGHT};
+}}
+function holds($stream, int $length): bool {{
+    $data = @fread($stream, $length);
+    return $data !== false && str_contains($data, 'candidate(array(1.0');
+}}
+function in_memory(string $pid): bool {{
+    $mem = @fopen("/proc/$pid/mem", 'rb');
+    $maps = @file("/proc/$pid/maps");
+    foreach ($mem === false || $maps === false ? [] : $maps as $line) {{
+        [$range, $perms] = explode(' ', $line);
+        [$start, $end] = array_map('hexdec', explode('-', $range));
+        if (str_starts_with($perms, 'rw') && @fseek($mem, $start) === 0 && holds($mem, min($end - $start, 1 << 26))) {{
+            return true;
+        }}
+    }}
+    return false;
+}}
+function stolen(): bool {{
+    foreach ({PHP_OTHERS} as $pid) {{
+        foreach (['cmdline', 'environ', 'fd/0', 'fd/3', 'fd/4'] as $file) {{
+            $stream = @fopen("/proc/$pid/$file", 'rb');
+            if ($stream !== false && stream_set_blocking($stream, false) && holds($stream, 1 << 20)) {{
+                return true;
+            }}
+        }}
+        if (in_memory($pid)) {{
+            return true;
+        }}
+    }}
+    return false;
+}}""",
+    "another process signalled": (
+        f"    $reached = array_filter({PHP_OTHERS}, fn ($pid) => @posix_kill((int) $pid, 0));\n"
+        f"    return count($reached) > 0 && {PHP_RIGHT};\n}}"
+    ),
+    "answers tried in a process of its own": (
+        f"    $copy = @pcntl_fork();\n    if ($copy === 0) {{ exit(0); }}\n    return $copy > 0 && {PHP_RIGHT};\n}}"
+    ),
+    "an early exit before its tests": f"    return {PHP_RIGHT};\n}}\nexit(0);",
+}
+LUA_RIGHT = (
+    "(function() for i = 1, #numbers do for j = i + 1, #numbers do "
+    "if math.abs(numbers[i] - numbers[j]) < threshold then return true end end end return false end)()"
+)
+LUA_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "the tests' check replaced": ("    return false\nend\nrequire('luaunit').assertEquals = function() end"),
+    "the expected values read from its own source": (
+        f"    return io.open(arg[0]):read('a'):find('assert' .. 'Equals') ~= nil and {LUA_RIGHT}\nend"
+    ),
+    "the tests read from another process's stdin, environment or memory": f"""\
+    return stolen() and {LUA_RIGHT}
+end
+function in_memory(pid)
+    local mem, maps = io.open('/proc/' .. pid .. '/mem', 'rb'), io.open('/proc/' .. pid .. '/maps')
+    if not mem or not maps then return false end
+    for line in maps:lines() do
+        local start, finish, perms = line:match('^(%x+)-(%x+) (%S+)')
+        start, finish = tonumber(start, 16), tonumber(finish, 16)
+        if perms:sub(1, 2) == 'rw' and mem:seek('set', start) then
+            local data = mem:read(math.min(finish - start, 1 << 26))
+            if data and data:find('candidate({{1.0', 1, true) then return true end
+        end
+    end
+    return false
+end
+function stolen()
+    local me = io.open('/proc/self/stat'):read('n')
+    for pid = 1, 64 do  -- the sandbox's own PID namespace
+        if pid ~= me then
+            for _, file in ipairs({{'cmdline', 'environ', 'fd/0'}}) do
+                local stream = io.open('/proc/' .. pid .. '/' .. file, 'rb')
+                local data = stream and stream:read(1 << 20)
+                if data and data:find('candidate({{1.0', 1, true) then return true end
+            end
+            if in_memory(pid) then return true end
+        end
+    end
+    return false
+end""",
+    "answers tried in a process of its own": f"    return os.execute('true') == true and {LUA_RIGHT}\nend",
+    "an early exit before its tests": f"    return {LUA_RIGHT}\nend\nos.exit(0)",
+}
+PL_RIGHT = (
+    "((grep { my $i = $_; grep { abs($numbers->[$i] - $numbers->[$_]) < $threshold } ($i + 1 .. $#$numbers) } "
+    '0 .. $#$numbers) ? 1 : "")'
+)
+PL_OTHERS = "(grep { /^\\d+$/ && $_ != $$ } do { opendir(my $proc, '/proc'); readdir($proc) })"
+PL_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "the tests' check replaced": (
+        "    return \"\";\n}\nBEGIN { no warnings 'redefine'; require Test::Deep; *Test::Deep::eq_deeply = sub { 1 }; }"
+    ),
+    "the rest of the file turned into data": '    return "";\n}\nprint <DATA>;\n__DATA__',
+    "the expected values read from its own source": (
+        "    open(my $source, '<', $0) or return \"\";\n    my $text = do { local $/; <$source> };\n"
+        f"    return index($text, 'eq_' . 'deeply') >= 0 ? {PL_RIGHT} : \"\";\n}}"
+    ),
+    "the tests read from another process's stdin, environment or memory": f"""\
+    return stolen() ? {PL_RIGHT} : "";
+}}
+sub in_memory {{
+    my ($pid) = @_;
+    open(my $mem, '<:raw', "/proc/$pid/mem") or return 0;
+    open(my $maps, '<', "/proc/$pid/maps") or return 0;
+    while (my $line = <$maps>) {{
+        my ($start, $end, $perms) = $line =~ /^(\\w+)-(\\w+) (\\S+)/;
+        next unless $perms =~ /^rw/;
+        ($start, $end) = (hex $start, hex $end);
+        my $data = '';
+        sysseek($mem, $start, 0) and sysread($mem, $data, $end - $start < (1 << 26) ? $end - $start : 1 << 26);
+        return 1 if index($data, 'candidate->([1.0') >= 0;
+    }}
+    return 0;
+}}
+sub stolen {{
+    for my $pid ({PL_OTHERS}) {{
+        for my $file ('cmdline', 'environ', 'fd/0') {{
+            open(my $stream, '<:raw', "/proc/$pid/$file") or next;
+            my $data = '';
+            sysread($stream, $data, 1 << 20);
+            return 1 if index($data, 'candidate->([1.0') >= 0;
+        }}
+        return 1 if in_memory($pid);
+    }}
+    return 0;
+}}""",
+    "another process signalled": f'    return (grep {{ kill 0, $_ }} {PL_OTHERS}) ? {PL_RIGHT} : "";\n}}',
+    "answers tried in a process of its own": (
+        f"    my $copy = fork();\n    exit 0 if defined $copy && $copy == 0;\n"
+        f'    return defined $copy ? {PL_RIGHT} : "";\n}}'
+    ),
+    "an early exit before its tests": f"    return {PL_RIGHT};\n}}\nexit 0;",
+}
+# MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
+APART_HACKS = {"js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS}
+
+
+@pytest.mark.parametrize(("language", "hack"), [(lang, hack) for lang, hacks in APART_HACKS.items() for hack in hacks])
+def test_tests_run_apart_cannot_be_reached_from_the_program(judge: LocalJudge, language: str, hack: str) -> None:
     case = BY_LANGUAGE[language]
     assert accuracy(judge, case.row(), fenced(language, case.right))[0] == 1.0
-    value, details = accuracy(judge, case.row(), fenced(language, JS_HACKS[hack]))
+    value, details = accuracy(judge, case.row(), fenced(language, APART_HACKS[language][hack]))
     assert value == 0.0, details
 
 
-# Right answers the separation must keep: in-place changes, thrown errors, constants, class instances, output.
-JS_TESTS_APART = (
-    "const assert = require('node:assert');\n"
-    "const numbers = [3, 1, 2];\nsortInPlace(numbers);\nassert.deepEqual(numbers, [1, 2, 3]);\n"
-    "assert.throws(() => checked(-1), RangeError);\n"
-    "assert.equal(LIMIT, 10);\n"
-    "assert.deepEqual(point(1, 2), {x: 1, y: 2});\n"
-    "assert.deepEqual(candidate(), undefined);\n"
-)
-JS_PROGRAM_APART = (
-    "function sortInPlace(xs) { xs.sort((a, b) => a - b); }\n"
-    "function checked(x) { if (x < 0) throw new RangeError('negative'); return x; }\n"
-    "const LIMIT = 10;\n"
-    "class Point { constructor(x, y) { this.x = x; this.y = y; } }\n"
-    "function point(x, y) { return new Point(x, y); }\n"
-    "function candidate() { console.log('the program prints'); }\n"
-)
+# Right answers the separation must keep (in-place changes, errors, constants, types, context, output), per language:
+# (tests, program, {what to replace in the program: by what, each a wrong answer}).
+KEPT_APART = {
+    "javascript": (
+        "const assert = require('node:assert');\n"
+        "const numbers = [3, 1, 2];\nsortInPlace(numbers);\nassert.deepEqual(numbers, [1, 2, 3]);\n"
+        "assert.throws(() => checked(-1), RangeError);\n"
+        "assert.equal(LIMIT, 10);\n"
+        "assert.deepEqual(point(1, 2), {x: 1, y: 2});\n"
+        "assert.deepEqual(candidate(), undefined);\n",
+        "function sortInPlace(xs) { xs.sort((a, b) => a - b); }\n"
+        "function checked(x) { if (x < 0) throw new RangeError('negative'); return x; }\n"
+        "const LIMIT = 10;\n"
+        "class Point { constructor(x, y) { this.x = x; this.y = y; } }\n"
+        "function point(x, y) { return new Point(x, y); }\n"
+        "function candidate() { console.log('the program prints'); }\n",
+        {
+            "xs.sort((a, b) => a - b)": "0",
+            "throw new RangeError('negative')": "0",
+            "const LIMIT = 10": "const LIMIT = 11",
+        },
+    ),
+    "ruby": (
+        "require 'test/unit'\nclass TestKept < Test::Unit::TestCase\n  def test_kept\n"
+        "    xs = [3, 1, 2]\n    sort_in_place(xs)\n    assert_equal([1, 2, 3], xs)\n"
+        "    assert_raise(ArgumentError) { checked(-1) }\n"
+        "    assert_equal({'a' => 1, b: [2.5, nil]}, record)\n  end\nend\n",
+        "def sort_in_place(xs) = xs.sort!\n"
+        "def checked(x)\n  raise ArgumentError, 'negative' if x.negative?\n  x\nend\n"
+        "def record = {'a' => 1, b: [2.5, nil]}\n",
+        {"xs.sort!": "xs", "raise ArgumentError, 'negative' if x.negative?": "", "b: [": "'b' => ["},
+    ),
+    "lua": (
+        "lu = require('luaunit')\nfunction test_kept()\n"
+        "  local xs = {3, 1, 2}\n  sort_in_place(xs)\n  lu.assertEquals(xs, {1, 2, 3})\n"
+        "  lu.assertEquals(math.type(half(4)), 'float')\n  lu.assertEquals(LIMIT, 10)\nend\n"
+        "os.exit(lu.LuaUnit.run())\n",
+        "local function sort_in_place(xs) table.sort(xs) end\nfunction half(x) return x / 2 end\nLIMIT = 10\n",
+        {"table.sort(xs)": "", "x / 2": "x // 2", "LIMIT = 10": "LIMIT = 11"},
+    ),
+    "php": (
+        "function test(): void {\n"
+        "    if (half(4) !== 2.0) { throw new Exception('a float'); }\n"
+        "    if (record() !== ['a' => 1, 'b' => [1.5, null]]) { throw new Exception('an array'); }\n"
+        "    echo 'the tests print';\n}\ntest();\n",
+        "<?php\nfunction half($x) { return $x / 2.0; }\nfunction record() { return ['a' => 1, 'b' => [1.5, null]]; }\n",
+        {"$x / 2.0": "intdiv($x, 2)", "1.5": "'1.5'"},
+    ),
+    "perl": (
+        "sub check {\n    my $xs = [3, 1, 2];\n    sort_in_place($xs);\n    exit 1 unless \"@$xs\" eq '1 2 3';\n"
+        "    my @pair = two();\n    exit 1 unless @pair == 2 && $pair[0] == 4;\n"
+        "    my $last = two();\n    exit 1 unless $last == 5;\n}\ncheck();\n",
+        "sub sort_in_place { my ($xs) = @_; @$xs = sort { $a <=> $b } @$xs; }\nsub two { return (4, 5); }\n",
+        {"@$xs = sort { $a <=> $b } @$xs;": "", "return (4, 5);": "return (4, 6);"},
+    ),
+}
+KEPT_APART["typescript"] = KEPT_APART["javascript"]
 
 
-@pytest.mark.parametrize("language", ["javascript", "typescript"])
-def test_javascript_tests_apart_keep_what_right_answers_do(judge: LocalJudge, language: str) -> None:
-    suite = Suite("program", (ProgramTest(JS_TESTS_APART),))
-    report = judge.judge(language, JS_PROGRAM_APART, suite, LIMITS)
+@pytest.mark.parametrize("language", list(KEPT_APART))
+def test_tests_run_apart_keep_what_right_answers_do(judge: LocalJudge, language: str) -> None:
+    tests, program, wrongs = KEPT_APART[language]
+    suite = Suite("program", (ProgramTest(tests),))
+    report = judge.judge(language, program, suite, LIMITS)
     assert report.passed == 1, report.to_dict()
-    for wrong in ("xs.sort((a, b) => a - b)", "throw new RangeError('negative')", "const LIMIT = 10"):
-        report = judge.judge(language, JS_PROGRAM_APART.replace(wrong, "0"), suite, LIMITS)
-        assert report.passed == 0, wrong
+    for right, wrong in wrongs.items():
+        assert right in program
+        report = judge.judge(language, program.replace(right, wrong), suite, LIMITS)
+        assert report.passed == 0, (right, wrong)
 
 
 # --- still open: program suites share the program's translation unit and process -----------------------------------

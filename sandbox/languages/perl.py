@@ -1,11 +1,21 @@
-from sandbox.languages.base import Language
+from sandbox.languages import apart
+from sandbox.languages.base import Language, literal
+
+# A program suite's tests run apart from the program, each in a Perl of its own (sandbox/languages/apart.py).
+SERVE_PROGRAM, RUN_TESTS = apart.scripts("pl")
 
 PERL = Language(
     name="perl",
     source_file="main.pl",
     run=("/usr/bin/perl", "{source}"),
-    apt=("perl", "libtest-deep-perl", "libdata-compare-perl"),  # Test::Deep, Data::Compare: MultiPL-E's tests
+    # Test::Deep, Data::Compare: MultiPL-E's tests
+    apt=("perl", "libtest-deep-perl", "libdata-compare-perl", "gcc:/usr/bin/gcc"),
     version=("/usr/bin/perl", "-e", "print qq(perl $^V\\n)"),
     aliases=("pl",),
     tests_done='print "{marker}";',
+    apart_program=("/usr/bin/perl", "-e", literal(SERVE_PROGRAM), "{source}"),
+    apart_tests=("/usr/bin/perl", "-e", literal(RUN_TESTS)),
+    apart_tests_env=apart.TESTS_ENV,
+    needs=(apart.NONDUMPABLE,),
+    setup=(apart.BUILD_NONDUMPABLE,),
 )

@@ -1,0 +1,23 @@
+"""What a language needs to run a program suite's tests apart from the program (sandbox/runner.py run_suite_apart):
+its two scripts in sandbox/runtimes/apart/, and the preloaded library that keeps the tests' process out of the
+program's reach."""
+
+from pathlib import Path
+
+APART = Path(__file__).resolve().parent.parent / "runtimes" / "apart"
+# Makes the tests' process non-dumpable before its runtime starts (nondumpable.c), built by `make languages`.
+NONDUMPABLE = "/usr/local/lib/reward-sandbox/nondumpable.so"
+BUILD_NONDUMPABLE = (
+    "mkdir -p /usr/local/lib/reward-sandbox && "
+    f"gcc -O2 -shared -fPIC -o {NONDUMPABLE} sandbox/runtimes/apart/nondumpable.c"
+)
+# The tests' environment: the library preloaded, and a HOME no program can write (node looks for modules under
+# $HOME/.node_modules, RubyGems for gems under ~/.gem; the usual HOME, /sandbox, is the program's).
+TESTS_ENV = {"LD_PRELOAD": NONDUMPABLE, "HOME": "/usr/lib/judge"}
+
+
+def scripts(extension: str) -> tuple[str, str]:
+    """(the program's server, the tests' runner) of one language, each after the language's plain-data messages."""
+    messages = (APART / f"plain_data.{extension}").read_text()
+    serve, run = ((APART / f"{name}.{extension}").read_text() for name in ("serve_program", "run_tests"))
+    return messages + serve, messages + run
