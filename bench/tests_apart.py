@@ -7,7 +7,7 @@ no compile is shared) two ways in the same run: apart, and with the tests append
 (the path of the languages that do not yet run apart). Every verdict must be the same. Prints seconds per suite
 (one sandbox run each, `--threads` at a time) for both and their ratio (the issue's bound: 2x outside Python).
 
-    .venv/bin/python bench/tests_apart.py [--suites 40] [--threads 2] [--languages javascript,typescript]
+    .venv/bin/python bench/tests_apart.py [--suites 40] [--threads 2] [--languages javascript,ruby,...]
 """
 
 from __future__ import annotations
@@ -27,16 +27,20 @@ from sandbox.languages import Language, get_language
 from tests.multiple_cases import CASES
 
 LIMITS = Limits(time_s=10, wall_s=20, total_s=120)
-# MultiPL-E's language field for each of ours
-ROWS = {"javascript": "js", "typescript": "ts", "ruby": "rb", "php": "php", "lua": "lua", "perl": "pl"}
+# MultiPL-E's language field for each of ours, and how a line comment starts there
+ROWS = {
+    "javascript": ("js", "//"), "typescript": ("ts", "//"), "ruby": ("rb", "#"), "php": ("php", "//"),
+    "lua": ("lua", "--"), "perl": ("pl", "#"), "bash": ("sh", "#"),
+}  # fmt: skip
 
 
 def suites(lang: Language, count: int) -> list[tuple[str, TestSuite, bool]]:
     """(program, suite, whether it is right), alternating right and wrong, each program distinct."""
-    case = next(case for case in CASES if case.language == ROWS[lang.name])
+    row, comment = ROWS[lang.name]
+    case = next(case for case in CASES if case.language == row)
     suite = TestSuite("program", (ProgramTest(case.tests),))
-    return [
-        (f"// variant {i}\n{case.prompt}{case.right if i % 2 == 0 else case.wrong}", suite, i % 2 == 0)
+    return [  # the comment last: bash's completion leaves its function open, PHP's program opens with <?php
+        (f"{case.prompt}{case.right if i % 2 == 0 else case.wrong}\n{comment} variant {i}", suite, i % 2 == 0)
         for i in range(count)
     ]
 

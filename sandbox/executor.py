@@ -90,7 +90,7 @@ class Limits:
     compile_s: float = 30.0  # CPU seconds for compiling (Python: byte-compiling the source)
     compile_memory_mb: int = 1536  # compiling's bound, apart from the tests' (a big program may need far more)
     total_s: float = 120.0  # the whole run; past it everything is killed
-    single_process: bool = False  # each test may start threads but no other process (runner.py keep_to_one_process)
+    single_process: bool = False  # each test may start threads but no other process (runner.py confine)
 
     def per_test_wall_s(self) -> float:
         return self.wall_s if self.wall_s is not None else 2 * self.time_s + 1

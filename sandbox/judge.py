@@ -204,7 +204,8 @@ class LocalJudge:
             language, program, inputs, done = "python", code, [TestInput(python_code=harness)], marker
             run_limits = lang.fit(limits)
         elif lang.apart_tests:  # the tests in a process of their own, the program in another (run_suite_apart)
-            language, program, inputs, done = lang, code, [TestInput(tests_apart=(test.code, marker))], marker
+            program, tests_apart = _with_its_closer(code, test.code)
+            language, inputs, done = lang, [TestInput(tests_apart=(tests_apart, marker))], marker
             run_limits = limits
         else:  # the tests after the program, as one program
             tests = lang.with_tests_done(test.code, marker)
@@ -226,6 +227,17 @@ class LocalJudge:
             report.compile_error = report.compile_error.replace(marker, hidden)
         report.details["isolation"] = self.executor.level.name
         return report
+
+
+# MultiPL-E's tests open by closing the prompt's function where the completion leaves it open (bash's `}`).
+_LEADING_CLOSER = re.compile(r"\A\s*\}[ \t]*(?:\n|\Z)")
+
+
+def _with_its_closer(code: str, tests: str) -> tuple[str, str]:
+    """(program, tests) for a program suite run apart: a brace that opens the tests and closes the program's
+    function goes with the program."""
+    opened = _LEADING_CLOSER.match(tests)
+    return (f"{code}\n}}\n", tests[opened.end() :]) if opened else (code, tests)
 
 
 # On stderr: Python's traceback of a failed assert, or of a value the program gave a test that is not plain data

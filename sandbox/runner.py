@@ -133,7 +133,7 @@ class CULong(_ctypes._SimpleCData):  # ctypes.c_ulong (prctl's variadic argument
     _type_ = "L"
 
 
-# A test kept to one process (keep_to_one_process): per machine, the architecture a seccomp filter sees and its
+# A test confined by a seccomp filter (confine): per machine, the architecture a seccomp filter sees and its
 # system call numbers. fork and vfork are -1 where the machine has none.
 SECCOMP_MACHINES = {
     "x86_64": {
@@ -172,9 +172,12 @@ def assemble(lines):
     return b"".join(program)
 
 
-def one_process_filter(numbers, signals_only_to=None):
-    """The seccomp filter keep_to_one_process installs: see there. `numbers`: SECCOMP_MACHINES' entry."""
-    denied = [(BPF_JEQ, numbers[name], "deny", None) for name in ("fork", "vfork") if numbers[name] >= 0]
+def program_filter(numbers, one_process=True, signals_only_to=None):
+    """The seccomp filter confine installs: see there. `numbers`: SECCOMP_MACHINES' entry."""
+    processes = []
+    if one_process:
+        processes = [(BPF_JEQ, numbers[name], "deny", None) for name in ("fork", "vfork") if numbers[name] >= 0]
+        processes += [(BPF_JEQ, numbers["clone3"], "no_such_call", None), (BPF_JEQ, numbers["clone"], "clone", None)]
     signals = []
     if signals_only_to is not None:
         to_self = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # the pid is their first argument
@@ -183,8 +186,7 @@ def one_process_filter(numbers, signals_only_to=None):
     return assemble([
         (BPF_LOAD, SECCOMP_ARCH), (BPF_JEQ, numbers["arch"], None, "deny"),
         (BPF_LOAD, SECCOMP_NR), (BPF_JSET, X32_SYSCALL_BIT, "deny", None),
-        *denied, (BPF_JEQ, numbers["clone3"], "no_such_call", None), (BPF_JEQ, numbers["clone"], "clone", None),
-        *signals, (BPF_RET, SECCOMP_ALLOW),
+        *processes, *signals, (BPF_RET, SECCOMP_ALLOW),
         "clone", (BPF_LOAD, SECCOMP_ARG0), (BPF_JSET, CLONE_THREAD, "allow", "deny"),
         "to_self", (BPF_LOAD, SECCOMP_ARG0), (BPF_JEQ, signals_only_to or 0, "allow", "deny"),
         "allow", (BPF_RET, SECCOMP_ALLOW),
@@ -193,21 +195,22 @@ def one_process_filter(numbers, signals_only_to=None):
     ])  # fmt: skip
 
 
-def keep_to_one_process(signals_only_to=None):
-    """A seccomp filter: from now on this process, and what it execs, may start threads but no other process. A
-    program suite's tests share the program's process, and one that forks could try answers in copies of itself and
-    keep the one whose copy passed the rest (issue 33's third cause). fork, vfork and a clone without CLONE_THREAD
-    fail with EPERM; clone3, whose flags a filter cannot read, with ENOSYS (glibc's pthread_create then falls back on
-    clone); system calls of another ABI (i386's, x32's) with EPERM. With `signals_only_to` (this process's pid), it
-    may signal only itself: a program beside its tests' process must not stop it, or wake its debugger (node's
-    SIGUSR1). OSError where it cannot be installed: the test fails saying so, never runs without it."""
+def confine(one_process=True, signals_only_to=None):
+    """A seccomp filter: from now on this process, and what it execs and starts, may not do what a program suite's
+    test must not. `one_process`: start threads but no other process. A program suite's tests share the program's
+    process, and one that forks could try answers in copies of itself and keep the one whose copy passed the rest
+    (issue 33's third cause). fork, vfork and a clone without CLONE_THREAD fail with EPERM; clone3, whose flags a
+    filter cannot read, with ENOSYS (glibc's pthread_create then falls back on clone). `signals_only_to` (this
+    process's pid): signal only itself, as a program beside its tests' process must (it must not stop them, or wake
+    their debugger: node's SIGUSR1). Always: system calls of another ABI (i386's, x32's) fail with EPERM. OSError
+    where it cannot be installed: the test fails saying so, never runs without it."""
     machine = os.uname().machine
     if machine not in SECCOMP_MACHINES:
         raise OSError(
-            f"a program suite's test is kept to one process by a seccomp filter for x86_64 or aarch64, "
+            f"a program suite's test is confined by a seccomp filter for x86_64 or aarch64, "
             f"and this machine is {machine}"
         )
-    program = one_process_filter(SECCOMP_MACHINES[machine], signals_only_to)
+    program = program_filter(SECCOMP_MACHINES[machine], one_process, signals_only_to)
     instructions = (CChar * len(program)).from_buffer_copy(program)
     header = pack("<H6xQ", len(program) // 8, _ctypes.addressof(instructions))  # struct sock_fprog
     fprog = (CChar * len(header)).from_buffer_copy(header)
@@ -298,7 +301,7 @@ def spawn(spec, limits, slot=None):
                 run_suite_apart(spec["apart"], *spec["tests_apart"])
             if spec["python_codes"] is None:
                 if limits.get("single_process"):
-                    keep_to_one_process()
+                    confine()
                 # Python ignores these; an exec'd program expects the defaults (die on EPIPE, on file size).
                 signal.signal(signal.SIGPIPE, signal.SIG_DFL)
                 signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
@@ -687,15 +690,16 @@ def run_apart(program_code, test_code):
 def run_suite_apart(apart, tests_code, marker):
     """A program suite's test in a language run apart (Language.apart_tests), in the test's process (the runner's
     fork: non-dumpable, so no program reaches its /proc files). The tests' process starts first: it reads its code
-    from stdin (never on disk), and makes itself non-dumpable before anything else (sandbox/runtimes/nondumpable.c;
-    its memory holds the expected values), which it says on fd 5. Only then does the program's process start, kept
-    to one process that signals only itself, answering the tests' requests (fd 3) with its replies (fd 4) as plain
-    data. The tests say they all ran on fd 5 too. Ends as run_apart does: exit status 0 and the marker written last
+    from stdin (never on disk), and makes itself non-dumpable before anything else
+    (sandbox/runtimes/apart/nondumpable.c; its memory holds the expected values), which it says on fd 5. Only then
+    does the program's process start, kept to one process (unless its runtime forks) that signals only itself,
+    answering the tests' requests (fd 3) with its replies (fd 4) as plain data. The tests say they all ran on fd 5
+    too. Ends as run_apart does: exit status 0 and the marker written last
     when every check passed and the program ended well (never returns)."""
     requests, replies, said, code = os.pipe(), os.pipe(), os.pipe(), os.pipe()
     tests = fork()
     if tests == 0:
-        env = dict(os.environ) | apart["tests_env"] | {"JUDGE_READY_FD": "5"}
+        env = dict(os.environ) | apart["tests_env"] | {"JUDGE_READY_FD": "5", "JUDGE_READY_PID": str(getpid())}
         exec_with_fds({0: code[0], 3: replies[0], 4: requests[1], 5: said[1]}, apart["tests"], env)
     os.close(said[1])
     if read(said[0], 1) != b"r":  # it could not make itself unreachable, or did not start: the test fails
@@ -704,7 +708,7 @@ def run_suite_apart(apart, tests_code, marker):
         _exit(1)
     program = fork()
     if program == 0:
-        exec_with_fds({3: requests[0], 4: replies[1]}, apart["program"], None, alone=True)
+        exec_with_fds({3: requests[0], 4: replies[1]}, apart["program"], None, program_forks=apart["forks"])
     for fd in (requests[0], requests[1], replies[0], replies[1], code[0]):
         os.close(fd)
     try:
@@ -730,9 +734,10 @@ def run_suite_apart(apart, tests_code, marker):
     _exit(1)
 
 
-def exec_with_fds(fds, argv, env, alone=False):
-    """In a forked child: exec `argv` with `fds` (target -> the descriptor to put there) and 0-2 open, nothing else;
-    `alone`: kept to one process that signals only itself (keep_to_one_process). Never returns."""
+def exec_with_fds(fds, argv, env, program_forks=None):
+    """In a forked child: exec `argv` with `fds` (target -> the descriptor to put there) and 0-2 open, nothing else.
+    With `program_forks` (not None) it is a program's process: it signals only itself, and unless its runtime forks
+    (Language.forks) it is kept to one process (confine). Never returns."""
     try:
         top = max(fds)
         staged = {}
@@ -745,8 +750,8 @@ def exec_with_fds(fds, argv, env, alone=False):
         os.closerange(top + 1, 65536)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
-        if alone:
-            keep_to_one_process(signals_only_to=getpid())
+        if program_forks is not None:
+            confine(one_process=not program_forks, signals_only_to=getpid())
         if env is None:
             os.execv(argv[0], argv)
         os.execve(argv[0], argv, env)

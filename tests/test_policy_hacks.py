@@ -529,7 +529,7 @@ def test_pytest_tests_cannot_be_reached_from_the_program(judge: LocalJudge, esca
 
 # Answers tried in forked copies: the copy that answered right runs the rest of the tests, prints the real marker and
 # exits 0, which its parent takes for its own (issue 33's third cause). The tests share the program's process, so
-# each test is kept to one process: threads yes, processes no (sandbox/runner.py keep_to_one_process).
+# each test is kept to one process: threads yes, processes no (sandbox/runner.py confine).
 FORK_ORACLES = {
     "cpp": (
         "#include <bits/stdc++.h>\n#include <sys/wait.h>\n#include <unistd.h>\n"
@@ -808,8 +808,35 @@ sub stolen {{
     ),
     "an early exit before its tests": f"    return {PL_RIGHT};\n}}\nexit 0;",
 }
+SH_RIGHT = BY_LANGUAGE["sh"].right  # the tests open with the `}` that closes it
+SH_THEFT = (  # finds the tests' code in another process's memory, where the process lets it be read
+    "python3 -c \"import os\nneedle = bytes([99]) + b'andidate \\\"1.0'\n"
+    "for pid in set(filter(str.isdigit, os.listdir('/proc'))) - {str(os.getpid())}:\n"
+    " try:\n  mem = open(f'/proc/{pid}/mem', 'rb')\n"
+    "  for line in open(f'/proc/{pid}/maps'):\n"
+    "   start, end = (int(x, 16) for x in line.split()[0].split('-'))\n"
+    "   if line.split()[1].startswith('rw'):\n"
+    "    mem.seek(start)\n    if needle in mem.read(min(end - start, 1 << 26)): raise SystemExit(0)\n"
+    ' except OSError: pass\nraise SystemExit(1)"'
+)
+SH_HACKS = {  # completions of MultiPL-E's has_close_elements prompt (the tests close the function)
+    "the tests' check redefined": "    echo false\n}\nset() { :; }\nunused() {\n    :",
+    "the rest of the file turned into output": "    echo false\n}\ncat <<'UNTIL_THE_END'",
+    "the expected values read from its own source": (
+        f"    grep -q 'candidate \"1''.0' \"$0\" || {{ echo false; return; }}\n{SH_RIGHT}"
+    ),
+    "the tests read from another process's memory": f"    {SH_THEFT} || {{ echo false; return; }}\n{SH_RIGHT}",
+    "another process signalled": (
+        '    for pid in /proc/[0-9]*; do pid=${pid#/proc/}; (( pid != $$ )) && kill -0 "$pid" 2> /dev/null && break\n'
+        "    done || { echo false; return; }\n"
+        f"{SH_RIGHT}"
+    ),
+    "an early exit before its tests": f"{SH_RIGHT}\n}}\nexit 0\nunused() {{\n    :",
+}
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
-APART_HACKS = {"js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS}
+APART_HACKS = {
+    "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,
+}  # fmt: skip
 
 
 @pytest.mark.parametrize(("language", "hack"), [(lang, hack) for lang, hacks in APART_HACKS.items() for hack in hacks])
@@ -877,6 +904,16 @@ KEPT_APART = {
     ),
 }
 KEPT_APART["typescript"] = KEPT_APART["javascript"]
+KEPT_APART["bash"] = (  # the tests open with the brace that closes the program's last function, as MultiPL-E's do
+    "}\ncheck() {\n"
+    '    [[ $(greet "a b" "") = "hello a b|" ]] || exit 1\n'
+    "    fails && exit 1\n"
+    "    [[ \"$(lines)\" = $'one\\ntwo' ]] || exit 1\n"
+    "    [[ $(count) = 0 ]] || exit 1\n}\ncheck\n",
+    "greet() { printf 'hello %s|%s' \"$1\" \"$2\"; }\nfails() { return 3; }\nlines() { printf 'one\\ntwo\\n'; }\n"
+    "count() { echo $#; }\nhelper() {\n    :",
+    {"'hello %s|%s'": "'hello %s %s'", "return 3": "return 0", "echo $#": "echo 1"},
+)
 
 
 @pytest.mark.parametrize("language", list(KEPT_APART))

@@ -2,11 +2,14 @@
 its two scripts in sandbox/runtimes/apart/, and the preloaded library that keeps the tests' process out of the
 program's reach."""
 
+import hashlib
 from pathlib import Path
 
 APART = Path(__file__).resolve().parent.parent / "runtimes" / "apart"
-# Makes the tests' process non-dumpable before its runtime starts (nondumpable.c), built by `make languages`.
-NONDUMPABLE = "/usr/local/lib/reward-sandbox/nondumpable.so"
+# Makes the tests' process non-dumpable before its runtime starts (nondumpable.c), built by `make languages`; named by
+# its source's digest, so a changed source is built again (a language needs the library its runner speaks to).
+_SOURCE = APART / "nondumpable.c"
+NONDUMPABLE = f"/usr/local/lib/reward-sandbox/nondumpable-{hashlib.sha256(_SOURCE.read_bytes()).hexdigest()[:12]}.so"
 BUILD_NONDUMPABLE = (
     "mkdir -p /usr/local/lib/reward-sandbox && "
     f"gcc -O2 -shared -fPIC -o {NONDUMPABLE} sandbox/runtimes/apart/nondumpable.c"

@@ -141,6 +141,7 @@ class Language:
             "program": [part.format(**fields) for part in self.apart_program],
             "tests": [part.format(**fields) for part in self.apart_tests],
             "tests_env": self.apart_tests_env,
+            "forks": self.forks,
         }
 
     def with_tests_done(self, tests: str, marker: str) -> str | None:

@@ -1,7 +1,8 @@
 /* Preloaded (LD_PRELOAD) into a program suite's tests' process where it runs apart from the program
  * (sandbox/runner.py run_suite_apart). Before the runtime's own start: make the process non-dumpable, so that the
  * program, under the same user, can read none of its /proc files (its memory holds the tests' expected values, its
- * stdin their code), then say so on the descriptor JUDGE_READY_FD names: the program starts only after that. */
+ * stdin their code), then say so on the descriptor JUDGE_READY_FD names: the program starts only after that. What it
+ * starts is non-dumpable too. */
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -9,9 +10,9 @@
 __attribute__((constructor)) static void out_of_the_programs_reach(void) {
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
         _exit(126);
-    const char *ready = getenv("JUDGE_READY_FD");
-    if (ready != NULL && write(atoi(ready), "r", 1) != 1)
+    /* Said once, by the process the runner started (JUDGE_READY_PID), not by what it starts in turn: bash passes its
+     * environment on, this library with it. */
+    const char *ready = getenv("JUDGE_READY_FD"), *pid = getenv("JUDGE_READY_PID");
+    if (ready != NULL && pid != NULL && atol(pid) == (long)getpid() && write(atoi(ready), "r", 1) != 1)
         _exit(126);
-    unsetenv("JUDGE_READY_FD");
-    unsetenv("LD_PRELOAD");
 }
