@@ -8,6 +8,10 @@ the real sandbox), by cause:
 - counting: every test the reference declares must report a pass, once (skipped, expected-to-fail, filtered out,
   forged beside the real report, or a run of zero tests is a failure);
 - early exits where a language had no done marker (Fortran, Kotlin script, SQL, Verilog);
+- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash): the tests' checks replaced, the
+  rest of the file turned into output, the tests read from the program's source or another process's stdin,
+  environment or memory, another process signalled, answers tried in copies, early exits; each completion answers
+  right only where its hack got what it was after, so it scores 1 where the tests are appended to the program;
 - the done marker never shown, and never the same for two programs.
 
 tests/test_harness_hacks.py holds the earlier table (Python's in-process hacks, exits before the tests).
