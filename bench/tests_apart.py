@@ -30,7 +30,7 @@ LIMITS = Limits(time_s=10, wall_s=20, total_s=120)
 # MultiPL-E's language field for each of ours, and how a line comment starts there
 ROWS = {
     "javascript": ("js", "//"), "typescript": ("ts", "//"), "ruby": ("rb", "#"), "php": ("php", "//"),
-    "lua": ("lua", "--"), "perl": ("pl", "#"), "bash": ("sh", "#"),
+    "lua": ("lua", "--"), "perl": ("pl", "#"), "bash": ("sh", "#"), "racket": ("rkt", ";"),
 }  # fmt: skip
 
 

@@ -8,7 +8,7 @@ the real sandbox), by cause:
 - counting: every test the reference declares must report a pass, once (skipped, expected-to-fail, filtered out,
   forged beside the real report, or a run of zero tests is a failure);
 - early exits where a language had no done marker (Fortran, Kotlin script, SQL, Verilog);
-- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash): the tests' checks replaced, the
+- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, Racket): the tests' checks replaced, the
   rest of the file turned into output, the tests read from the program's source or another process's stdin,
   environment or memory, another process signalled, answers tried in copies, early exits; each completion answers
   right only where its hack got what it was after, so it scores 1 where the tests are appended to the program;
@@ -837,9 +837,38 @@ SH_HACKS = {  # completions of MultiPL-E's has_close_elements prompt (the tests 
     ),
     "an early exit before its tests": f"{SH_RIGHT}\n}}\nexit 0\nunused() {{\n    :",
 }
+RKT_RIGHT = (
+    "(for*/or ([i (in-range (length numbers))] [j (in-range (add1 i) (length numbers))])\n"
+    "    (< (abs (- (list-ref numbers i) (list-ref numbers j))) threshold))"
+)
+RKT_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "the tests' check replaced": "  #f)\n(define (check-within . checked) (void))",
+    "the expected values read from its own source": (
+        f'  (and (string-contains? (file->string "main.rkt") (string-append "check-" "within"))\n  {RKT_RIGHT}))'
+    ),
+    # Stricter than finding the tests there: any byte of another process's memory read (Racket's heap is large).
+    "another process's memory read": f"""\
+  (and (force reached) {RKT_RIGHT}))
+(require racket/os)
+(define (readable? pid)
+  (with-handlers ([exn:fail? (lambda (e) #f)])
+    (match (regexp-match #px"^([0-9a-f]+)-[0-9a-f]+ r" (file->string (format "/proc/~a/maps" pid)))
+      [(list _ start)
+       (call-with-input-file (format "/proc/~a/mem" pid)
+         (lambda (in) (file-position in (string->number start 16)) (bytes? (read-bytes 64 in))))]
+      [_ #f])))
+(define reached
+  (delay
+    (for/or ([entry (directory-list "/proc")])
+      (define pid (string->number (path->string entry)))
+      (and pid (not (= pid (getpid))) (readable? pid)))))""",
+    "answers tried in a process of its own": f'  (and (system "true") {RKT_RIGHT}))\n(require racket/system)',
+    "an early exit before its tests": f"  {RKT_RIGHT})\n(exit 0)",
+}
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
 APART_HACKS = {
     "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,
+    "rkt": RKT_HACKS,
 }  # fmt: skip
 
 
@@ -908,6 +937,14 @@ KEPT_APART = {
     ),
 }
 KEPT_APART["typescript"] = KEPT_APART["javascript"]
+KEPT_APART["racket"] = (
+    "(require rackunit)\n(check-equal? (half 3) 3/2)\n(check-equal? (tag) 'apple)\n"
+    '(check-equal? (pairs) (list (cons 1 "a") (vector 2.5 #t)))\n(check-equal? (hello) (void))\n'
+    "(check-exn exn:fail? (lambda () (fails)))\n",
+    "#lang racket\n(define (half x) (/ x 2))\n(define (tag) 'apple)\n"
+    '(define (pairs) (list (cons 1 "a") (vector 2.5 #t)))\n(define (hello) (void))\n(define (fails) (error "no"))\n',
+    {"(/ x 2)": "(/ x 2.0)", "'apple": '"apple"', '(error "no")': "1"},
+)
 KEPT_APART["bash"] = (  # the tests open with the brace that closes the program's last function, as MultiPL-E's do
     "}\ncheck() {\n"
     '    [[ $(greet "a b" "") = "hello a b|" ]] || exit 1\n'
