@@ -8,10 +8,11 @@ the real sandbox), by cause:
 - counting: every test the reference declares must report a pass, once (skipped, expected-to-fail, filtered out,
   forged beside the real report, or a run of zero tests is a failure);
 - early exits where a language had no done marker (Fortran, Kotlin script, SQL, Verilog);
-- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, Racket): the tests' checks replaced, the
-  rest of the file turned into output, the tests read from the program's source or another process's stdin,
-  environment or memory, another process signalled, answers tried in copies, early exits; each completion answers
-  right only where its hack got what it was after, so it scores 1 where the tests are appended to the program;
+- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, Racket, Elixir): the tests' checks
+  replaced, the rest of the file turned into output, the tests read from the program's source or another process's
+  stdin, environment or memory, another process signalled, answers tried in copies, early exits; each completion
+  answers right only where its hack got what it was after, so it scores 1 where the tests are appended to the program
+  (or the tests' process is dumpable);
 - the done marker never shown, and never the same for two programs.
 
 tests/test_harness_hacks.py holds the earlier table (Python's in-process hacks, exits before the tests).
@@ -865,10 +866,51 @@ RKT_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
     "answers tried in a process of its own": f'  (and (system "true") {RKT_RIGHT}))\n(require racket/system)',
     "an early exit before its tests": f"  {RKT_RIGHT})\n(exit 0)",
 }
+EX_RIGHT = (
+    "Enum.with_index(numbers) |> then(fn indexed -> Enum.any?(indexed, fn {x, i} -> "
+    "Enum.any?(indexed, fn {y, j} -> i != j and abs(x - y) < threshold end) end) end)"
+)
+EX_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "every test excluded": "_ = {numbers, threshold}\n    false\n  end\nend\nExUnit.start(exclude: [:test])",
+    "the expected values read from its own source": (
+        f'String.contains?(File.read!("main.exs"), "assert " <> "true") and {EX_RIGHT}\n  end\nend'
+    ),
+    # Stricter than finding the tests there: any byte of another process's memory read.
+    "the tests' process's memory read": f"""\
+reached?() and {EX_RIGHT}
+  end
+  defp readable?(pid) do
+    with {{:ok, maps}} <- File.read("/proc/#{{pid}}/maps"),
+         [_, start] <- Regex.run(~r/^([0-9a-f]+)-/, maps),
+         {{:ok, mem}} <- :file.open(~c"/proc/#{{pid}}/mem", [:read, :raw, :binary]),
+         {{:ok, _}} <- :file.pread(mem, String.to_integer(start, 16), 64) do
+      true
+    else
+      _ -> false
+    end
+  end
+  defp reached?() do
+    Enum.any?(File.ls!("/proc"), &(tests_process?(&1) and readable?(&1)))
+  end
+  # Not one of its own (the BEAM's helper processes): the one running the judge's tests (its command line says so).
+  defp tests_process?(pid) do
+    String.match?(pid, ~r/^[0-9]+$/) and String.contains?(File.read("/proc/#{{pid}}/cmdline") |> elem(1), "JudgeTests")
+  end
+end""",
+    "another process signalled": f"""\
+reached?() and {EX_RIGHT}
+  end
+  defp signalled?(pid), do: match?({{_, 0}}, System.cmd("kill", ["-0", pid], stderr_to_stdout: true))
+  defp reached?() do
+    Enum.any?(File.ls!("/proc"), &(&1 != System.pid() and String.match?(&1, ~r/^[0-9]+$/) and signalled?(&1)))
+  end
+end""",
+    "an early exit before its tests": f"{EX_RIGHT}\n  end\nend\nSystem.halt(0)",
+}
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
 APART_HACKS = {
     "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,
-    "rkt": RKT_HACKS,
+    "rkt": RKT_HACKS, "elixir": EX_HACKS,
 }  # fmt: skip
 
 
@@ -937,6 +979,16 @@ KEPT_APART = {
     ),
 }
 KEPT_APART["typescript"] = KEPT_APART["javascript"]
+KEPT_APART["elixir"] = (
+    'ExUnit.start()\ndefmodule KeptTest do\n  use ExUnit.Case\n  test "kept" do\n'
+    "    assert Kept.pair() === {1, 2.5}\n    assert Kept.tag() == :apple\n"
+    '    assert Kept.record() == %{"a" => [1, nil]}\n    assert_raise ArgumentError, fn -> Kept.fails(-1) end\n'
+    "  end\nend\n",
+    "defmodule Kept do\n  def pair, do: {1, 2.5}\n  def tag, do: :apple\n"
+    '  def record, do: %{"a" => [1, nil]}\n  def fails(x) when x < 0, do: raise(ArgumentError, "negative")\n'
+    "  def fails(x), do: x\nend\n",
+    {"{1, 2.5}": "{1.0, 2.5}", ":apple": '"apple"', 'raise(ArgumentError, "negative")': "0"},
+)
 KEPT_APART["racket"] = (
     "(require rackunit)\n(check-equal? (half 3) 3/2)\n(check-equal? (tag) 'apple)\n"
     '(check-equal? (pairs) (list (cons 1 "a") (vector 2.5 #t)))\n(check-equal? (hello) (void))\n'
