@@ -872,8 +872,9 @@ SIGNALS = [
               tools::pskill(pid, sig)
             }
           }
-          # pskill skips pids below 1: parallel's mckill sends kill(2) whatever the pid of a "process"
-          parallel:::mckill(structure(list(pid = -1L), class = "process"), tools::SIGKILL)
+          # pskill skips pids below 1: parallel's mckill sends kill(2) whatever the pid of a "process" (it fails,
+          # ESRCH, where no other process of the sandbox is left to signal: a test alone there)
+          try(parallel:::mckill(structure(list(pid = -1L), class = "process"), tools::SIGKILL), silent = TRUE)
           cat("alive\\n")
         }
     """, suite=THEN_BENIGN, limits=PROBE),
