@@ -16,8 +16,9 @@ RACKET = Language(
     aliases=("rkt",),
     stderr_fails=True,  # rackunit reports a failed check on stderr and exits 0
     tests_done='(display "{marker}")',
-    apart_program=("/usr/bin/racket", "-e", literal(SERVE_PROGRAM), "{source}"),
-    apart_tests=("/usr/bin/racket", "-e", literal(RUN_TESTS)),
+    # racket/base as the scripts' language: `racket -e` would load all of `racket/init` first (0.3 s)
+    apart_program=("/usr/bin/racket", "-I", "racket/base", "-e", literal(SERVE_PROGRAM), "{source}"),
+    apart_tests=("/usr/bin/racket", "-I", "racket/base", "-e", literal(RUN_TESTS)),
     apart_tests_env=apart.TESTS_ENV,
     needs=(apart.NONDUMPABLE,),
     setup=(apart.BUILD_NONDUMPABLE,),

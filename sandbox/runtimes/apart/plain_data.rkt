@@ -1,4 +1,5 @@
-;; Messages between a program suite's tests and the program, each in a process of its own (sandbox/runner.py
+;; Messages between a program suite's tests and the program (racket/base alone: the `racket` library is what the
+;; program and the tests load, not these scripts), each in a process of its own (sandbox/runner.py
 ;; run_suite_apart): its length (8 bytes, little-endian), then the value as `write` prints it, read back with every
 ;; reader extension off (no #reader, #lang, compiled code or graphs). Plain data only: numbers, booleans, chars,
 ;; strings, byte strings, symbols, and pairs, vectors and hashes of them. Synchronous: a test's call waits for its reply.
@@ -13,7 +14,7 @@
                 (for/and ([(key item) (in-hash value)]) (and (plain? key (add1 depth)) (plain? item (add1 depth))))))))
 
 (define (send-message out value)
-  (define body (with-output-to-bytes (lambda () (write value))))
+  (define body (let ([buffer (open-output-bytes)]) (write value buffer) (get-output-bytes buffer)))
   (write-bytes (integer->integer-bytes (bytes-length body) 8 #f #f) out)
   (write-bytes body out)
   (flush-output out))

@@ -14,16 +14,15 @@
 
 (define ((stub name) . args)
   (define reply (ask (list* 'call name args)))
-  (match reply
-    [(list 'value value) value]
-    [(list 'void) (void)]
-    [(list 'error message) (error 'judge "in the program: ~a" message)]
-    [_ (error 'judge "the program answered what is not a reply")]))
+  (cond [(and (list? reply) (= (length reply) 2) (eq? (car reply) 'value)) (cadr reply)]
+        [(equal? reply '(void)) (void)]
+        [(and (list? reply) (= (length reply) 2) (eq? (car reply) 'error)) (error 'judge "in the program: ~a" (cadr reply))]
+        [else (error 'judge "the program answered what is not a reply")]))
 
 (define (symbols-of datum)
   (cond [(symbol? datum) (list datum)]
         [(pair? datum) (append (symbols-of (car datum)) (symbols-of (cdr datum)))]
-        [(vector? datum) (append-map symbols-of (vector->list datum))]
+        [(vector? datum) (apply append (map symbols-of (vector->list datum)))]
         [else '()]))
 
 (define tests-namespace (make-base-empty-namespace))
@@ -33,22 +32,37 @@
   (with-handlers ([exn:fail:syntax? (lambda (e) #t)])
     (not (eq? none (namespace-variable-value name #t (lambda () none) tests-namespace)))))
 
+(define (read-all in)
+  (define text (open-output-string))
+  (let copy () (define chunk (read-string 65536 in)) (unless (eof-object? chunk) (write-string chunk text) (copy)))
+  (get-output-string text))
+
 (define forms
-  (let ([port (open-input-string (port->string (current-input-port)))])
+  (let ([port (open-input-string (read-all (current-input-port)))])
     (port-count-lines! port)
     (for/list ([form (in-port (lambda (in) (read-syntax 'tests.rkt in)) port)]) form)))
+
+;; Stand-ins for the names the program answers for, among those `wanted` (an entry is (name function) or
+;; (name value v)).
+(define (define-program-names! wanted entries)
+  (for ([entry (in-list entries)])
+    (when (and (list? entry) (pair? entry) (memq (car entry) wanted))
+      (cond [(equal? (cdr entry) '(function)) (namespace-set-variable-value! (car entry) (stub (car entry)) #t)]
+            [(and (= (length entry) 3) (eq? (cadr entry) 'value))
+             (namespace-set-variable-value! (car entry) (caddr entry) #t)]))))
+
 (parameterize ([current-namespace tests-namespace])
   (define (require-form? form) (let ([datum (syntax->datum form)]) (and (pair? datum) (eq? (car datum) 'require))))
   (for-each eval (filter require-form? forms))  ; the libraries' names first: the program may not stand in for them
-  (define wanted (remove-duplicates (filter (lambda (name) (not (bound? name))) (append-map (compose symbols-of syntax->datum) forms))))
-  (match (ask (cons 'names wanted))
-    [(list 'defined entries ...)
-     (for ([entry (in-list entries)])
-       (match entry
-         [(list (? (lambda (name) (memq name wanted)) name) 'function) (namespace-set-variable-value! name (stub name) #t)]
-         [(list (? (lambda (name) (memq name wanted)) name) 'value value) (namespace-set-variable-value! name value #t)]
-         [_ (void)]))]
-    [_ (void)])
+  (define seen (make-hasheq))
+  (define wanted
+    (for*/list ([form (in-list forms)] [name (in-list (symbols-of (syntax->datum form)))]
+                #:unless (hash-ref seen name #f) #:unless (bound? name))
+      (hash-set! seen name #t)
+      name))
+  (define reply (ask (cons 'names wanted)))
+  (when (and (list? reply) (pair? reply) (eq? (car reply) 'defined))
+    (define-program-names! wanted (cdr reply)))
   (for ([form (in-list forms)])
     (eval form)))
 (write-string "done" said)

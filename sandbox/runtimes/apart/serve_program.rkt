@@ -11,22 +11,23 @@
   (with-handlers ([exn:fail? (lambda (e) #f)])
     (and (symbol? name) (namespace-variable-value name #t (lambda () #f) program-namespace))))
 
+;; (names name ...): which of them the program defines, each a function or a value; (call name arg ...): one called.
 (define (answer request)
-  (match request
-    [(list 'names names ...)
+  (cond
+    [(and (list? request) (pair? request) (eq? (car request) 'names))
      (cons 'defined
-           (for*/list ([name (in-list names)] [value (in-value (program-value name))] #:when value)
+           (for*/list ([name (in-list (cdr request))] [value (in-value (program-value name))] #:when value)
              (if (procedure? value) (list name 'function) (list name 'value value))))]
-    [(list 'call name args ...)
-     (define function (program-value name))
+    [(and (list? request) (pair? request) (eq? (car request) 'call) (pair? (cdr request)))
+     (define function (program-value (cadr request)))
      (with-handlers ([(lambda (e) #t)
                       (lambda (e) (list 'error (if (exn? e) (exn-message e) (format "raised ~s" e))))])
-       (unless (procedure? function) (error 'judge "the program has no function ~a" name))
-       (define value (apply function args))
+       (unless (procedure? function) (error 'judge "the program has no function ~a" (cadr request)))
+       (define value (apply function (cddr request)))
        (cond [(void? value) (list 'void)]
              [(plain? value) (list 'value value)]
              [else (list 'error (format "the program answered with what is not plain data: ~e" value))]))]
-    [_ (list 'error "a request that is not one")]))
+    [else (list 'error "a request that is not one")]))
 
 (define requests (open-input-file "/dev/fd/3"))
 (define replies (open-output-file "/dev/fd/4" #:exists 'append))
