@@ -30,7 +30,7 @@ from reward_api.local import LocalServer
 from reward_api.profiles import CodeSettings
 from sandbox.executor import Executor, Limits
 from sandbox.executor import TestInput as Input
-from sandbox.judge import Comparison, LocalJudge, ProgramTest, call_match, done_marker, stdio_match
+from sandbox.judge import Comparison, LocalJudge, ProgramTest, Verdict, call_match, done_marker, stdio_match
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
 from tests.multiple_cases import CASES
 from tests.test_service import grade
@@ -1007,6 +1007,16 @@ KEPT_APART["bash"] = (  # the tests open with the brace that closes the program'
     "count() { echo $#; }\nhelper() {\n    :",
     {"'hello %s|%s'": "'hello %s %s'", "return 3": "return 0", "echo $#": "echo 1"},
 )
+
+
+def test_a_failed_console_assert_fails_the_tests_run_apart(judge: LocalJudge) -> None:
+    """HumanEval-X's JavaScript tests check with console.assert, which node only prints about."""
+    suite = Suite(
+        "program", (ProgramTest("const testAdd = () => {\n  console.assert(add(1, 2) === 3)\n}\ntestAdd()\n"),)
+    )
+    assert judge.judge("javascript", "function add(a, b) { return a + b }\n", suite, LIMITS).passed == 1
+    report = judge.judge("javascript", "function add(a, b) { return 0 }\n", suite, LIMITS)
+    assert [verdict.verdict for verdict in report.tests] == [Verdict.WRONG_ANSWER], report.to_dict()
 
 
 @pytest.mark.parametrize("language", list(KEPT_APART))
