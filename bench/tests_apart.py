@@ -31,7 +31,7 @@ LIMITS = Limits(time_s=10, wall_s=20, total_s=120)
 ROWS = {
     "javascript": ("js", "//"), "typescript": ("ts", "//"), "ruby": ("rb", "#"), "php": ("php", "//"),
     "lua": ("lua", "--"), "perl": ("pl", "#"), "bash": ("sh", "#"), "racket": ("rkt", ";"),
-    "elixir": ("elixir", "#"),
+    "elixir": ("elixir", "#"), "clojure": ("clj", ";"),
 }  # fmt: skip
 
 

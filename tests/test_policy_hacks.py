@@ -8,11 +8,11 @@ the real sandbox), by cause:
 - counting: every test the reference declares must report a pass, once (skipped, expected-to-fail, filtered out,
   forged beside the real report, or a run of zero tests is a failure);
 - early exits where a language had no done marker (Fortran, Kotlin script, SQL, Verilog);
-- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, Racket, Elixir): the tests' checks
-  replaced, the rest of the file turned into output, the tests read from the program's source or another process's
-  stdin, environment or memory, another process signalled, answers tried in copies, early exits; each completion
-  answers right only where its hack got what it was after, so it scores 1 where the tests are appended to the program
-  (or the tests' process is dumpable);
+- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, Racket, Elixir, Clojure): the tests'
+  checks replaced, the rest of the file turned into output, the tests read from the program's source or another
+  process's stdin, environment or memory, another process signalled, answers tried in copies, early exits; each
+  completion answers right only where its hack got what it was after, so it scores 1 where the tests are appended to
+  the program (or the tests' process is dumpable);
 - the done marker never shown, and never the same for two programs.
 
 tests/test_harness_hacks.py holds the earlier table (Python's in-process hacks, exits before the tests).
@@ -907,10 +907,27 @@ reached?() and {EX_RIGHT}
 end""",
     "an early exit before its tests": f"{EX_RIGHT}\n  end\nend\nSystem.halt(0)",
 }
+CLJ_RIGHT = BY_LANGUAGE["clj"].right[: -len(")")]  # the completion closes the defn
+CLJ_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "the tests' report replaced": (
+        "false)\n(require 'clojure.test)\n(alter-var-root #'clojure.test/report (constantly (fn [_] nil)))"
+    ),
+    "the expected values read from its own source": (
+        f'(and (clojure.string/includes? (slurp "main.clj") (str "(is " "(=")) {CLJ_RIGHT}))'
+    ),
+    # Its environment is guarded as its memory is (a ptrace check): read, the program could read the expected values.
+    "the tests' process's environment read": f"""\
+(and ((resolve 'user/reached?)) {CLJ_RIGHT}))
+(defn reached? []
+  (boolean (some #(and (re-matches #"[0-9]+" %) (.contains (slurp (str "/proc/" % "/cmdline")) "judge.run-tests")
+                       (try (string? (slurp (str "/proc/" % "/environ"))) (catch Exception _ false)))
+                 (.list (java.io.File. "/proc")))))""",
+    "an early exit before its tests": f"{CLJ_RIGHT}))\n(System/exit 0)",
+}
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
 APART_HACKS = {
     "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,
-    "rkt": RKT_HACKS, "elixir": EX_HACKS,
+    "rkt": RKT_HACKS, "elixir": EX_HACKS, "clj": CLJ_HACKS,
 }  # fmt: skip
 
 
@@ -988,6 +1005,14 @@ KEPT_APART["elixir"] = (
     '  def record, do: %{"a" => [1, nil]}\n  def fails(x) when x < 0, do: raise(ArgumentError, "negative")\n'
     "  def fails(x), do: x\nend\n",
     {"{1, 2.5}": "{1.0, 2.5}", ":apple": '"apple"', 'raise(ArgumentError, "negative")': "0"},
+)
+KEPT_APART["clojure"] = (
+    "(require '[clojure.test :refer [deftest is run-test]])\n(deftest kept\n"
+    "  (is (= (half 3) 3/2))\n  (is (= (tagged) [:apple \\c #{1}]))\n"
+    '  (is (= (record) {"a" [1 nil 2.5M]}))\n  (is (thrown? ArithmeticException (fails))))\n(run-test kept)\n',
+    "(defn half [x] (/ x 2))\n(defn tagged [] [:apple \\c #{1}])\n"
+    '(defn record [] {"a" [1 nil 2.5M]})\n(defn fails [] (/ 1 0))\n',
+    {"(/ x 2)": "(/ x 2.0)", ":apple": '"apple"', "(/ 1 0)": "1"},
 )
 KEPT_APART["racket"] = (
     "(require rackunit)\n(check-equal? (half 3) 3/2)\n(check-equal? (tag) 'apple)\n"
