@@ -25,8 +25,9 @@
         [(vector? datum) (apply append (map symbols-of (vector->list datum)))]
         [else '()]))
 
+;; `racket` and rackunit, as tests appended to a `#lang racket` program that required rackunit found them.
 (define tests-namespace (make-base-empty-namespace))
-(parameterize ([current-namespace tests-namespace]) (namespace-require 'racket))
+(parameterize ([current-namespace tests-namespace]) (namespace-require 'racket) (namespace-require 'rackunit))
 (define (bound? name)
   (define none (gensym))
   (with-handlers ([exn:fail:syntax? (lambda (e) #t)])
