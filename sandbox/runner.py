@@ -694,8 +694,8 @@ def run_suite_apart(apart, tests_code, marker):
     (sandbox/runtimes/apart/nondumpable.c; its memory holds the expected values), which it says on fd 5. Only then
     does the program's process start, kept to one process (unless its runtime forks) that signals only itself,
     answering the tests' requests (fd 3) with its replies (fd 4) as plain data. The tests say they all ran on fd 5
-    too. Ends as run_apart does: exit status 0 and the marker written last
-    when every check passed and the program ended well (never returns)."""
+    too. Ends as run_apart does: exit status 0 and the marker written last when every check passed and the program
+    ended well (never returns)."""
     requests, replies, said, code = os.pipe(), os.pipe(), os.pipe(), os.pipe()
     tests = fork()
     if tests == 0:
