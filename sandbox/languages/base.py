@@ -10,6 +10,8 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeVar
 
+from sandbox.languages import apart
+
 
 class RunLimits(Protocol):
     """The fields of sandbox.executor.Limits a language adjusts (no import: the executor imports languages)."""
@@ -117,6 +119,19 @@ class Language:
     # compile-time code of the toolchain's that would run a program of the source's choosing over the whole file, its
     # tests included (GHC's `OPTIONS_GHC -F -pgmF`, Template Haskell). A source that does is a compile error.
     refused_in_source: tuple[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        """A language whose tests run apart needs what every tests' process does (sandbox/languages/apart.py): the
+        preloaded library, gcc to build it at setup, and the tests' environment."""
+        if not self.apart_tests:
+            return
+        for name, extra in (
+            ("apt", ("gcc:/usr/bin/gcc",)),
+            ("needs", (apart.NONDUMPABLE,)),
+            ("setup", (apart.BUILD_NONDUMPABLE,)),
+        ):
+            object.__setattr__(self, name, tuple(dict.fromkeys((*getattr(self, name), *extra))))
+        object.__setattr__(self, "apart_tests_env", apart.TESTS_ENV | self.apart_tests_env)
 
     def main_name(self, code: str) -> str:
         """The program's name, `{main}` in the templates (Java: the public class)."""

@@ -8,14 +8,11 @@ BASH = Language(
     name="bash",
     source_file="main.sh",
     run=("/usr/bin/bash", "{source}"),
-    apt=("bash", "gcc:/usr/bin/gcc"),
+    apt=("bash",),
     version=("/usr/bin/bash", "--version"),
     aliases=("sh", "shell"),
     forks=True,  # `$(...)`, pipelines and commands are processes
     tests_done="printf '%s' '{marker}'",
     apart_program=("/usr/bin/bash", "-c", literal(SERVE_PROGRAM), "{source}"),
     apart_tests=("/usr/bin/bash", "-c", literal(RUN_TESTS)),
-    apart_tests_env=apart.TESTS_ENV,
-    needs=(apart.NONDUMPABLE,),
-    setup=(apart.BUILD_NONDUMPABLE,),
 )

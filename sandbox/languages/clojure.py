@@ -16,7 +16,7 @@ CLOJURE = Language(
     source_file="main.clj",
     run=(*_JVM, "clojure.main", "{source}"),
     address_space_limit=False,
-    apt=("clojure", "gcc:/usr/bin/gcc"),
+    apt=("clojure",),
     version=("/usr/bin/clojure", "-e", "(println (clojure-version))"),
     start_s=2.0,
     memory_floor_mb=512,
@@ -25,7 +25,5 @@ CLOJURE = Language(
     tests_done='(print "{marker}") (flush)',
     apart_program=(*_JVM, "-Djudge.program={source}", "clojure.main", "-e", literal(SERVE_PROGRAM)),
     apart_tests=(*_JVM, "clojure.main", "-e", literal(RUN_TESTS)),
-    apart_tests_env=apart.TESTS_ENV | {"JUDGE_READY_EXE": os.path.realpath("/usr/bin/java")},
-    needs=(apart.NONDUMPABLE,),
-    setup=(apart.BUILD_NONDUMPABLE,),
+    apart_tests_env={"JUDGE_READY_EXE": os.path.realpath("/usr/bin/java")},
 )

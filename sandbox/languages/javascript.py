@@ -16,14 +16,11 @@ JAVASCRIPT = Language(
     source_file="main.js",
     run=(*NODE, "{source}"),
     address_space_limit=False,
-    apt=("nodejs:/usr/bin/node", "gcc:/usr/bin/gcc"),
+    apt=("nodejs:/usr/bin/node",),
     version=("/usr/bin/node", "--version"),
     aliases=("js", "node", "nodejs"),
     env={"NODE_PATH": NODE_MODULES},  # require('lodash') finds the runtime's (where installed)
     tests_done='process.stdout.write("{marker}");',
     apart_program=(*NODE, "-e", literal(SERVE_PROGRAM), "{source}"),
     apart_tests=(*NODE, "-e", literal(RUN_TESTS)),
-    apart_tests_env=apart.TESTS_ENV,
-    needs=(apart.NONDUMPABLE,),
-    setup=(apart.BUILD_NONDUMPABLE,),
 )

@@ -9,7 +9,7 @@ LUA = Language(
     name="lua",
     source_file="main.lua",
     run=("/usr/bin/lua5.4", "{source}"),
-    apt=("lua5.4", "lua-unit", "gcc:/usr/bin/gcc"),  # luaunit: MultiPL-E's Lua tests
+    apt=("lua5.4", "lua-unit"),  # luaunit: MultiPL-E's Lua tests
     version=("/usr/bin/lua5.4", "-v"),
     # MultiPL-E's tests end in `os.exit(lu.LuaUnit.run())`: the marker once LuaUnit has run them all, and passed
     tests_done='local judge_status = {run}\nif judge_status == 0 then io.write("{marker}") end\nos.exit(judge_status)',
@@ -19,7 +19,4 @@ LUA = Language(
     tests_summary=("LuaUnit.run", r"(?m)^Ran [1-9]\d* tests? in .*\n\s*OK\s*$"),
     apart_program=("/usr/bin/lua5.4", "-e", literal(SERVE_PROGRAM), "{source}"),
     apart_tests=("/usr/bin/lua5.4", "-e", literal(RUN_TESTS)),
-    apart_tests_env=apart.TESTS_ENV,
-    needs=(apart.NONDUMPABLE,),
-    setup=(apart.BUILD_NONDUMPABLE,),
 )

@@ -9,13 +9,10 @@ PERL = Language(
     source_file="main.pl",
     run=("/usr/bin/perl", "{source}"),
     # Test::Deep, Data::Compare: MultiPL-E's tests
-    apt=("perl", "libtest-deep-perl", "libdata-compare-perl", "gcc:/usr/bin/gcc"),
+    apt=("perl", "libtest-deep-perl", "libdata-compare-perl"),
     version=("/usr/bin/perl", "-e", "print qq(perl $^V\\n)"),
     aliases=("pl",),
     tests_done='print "{marker}";',
     apart_program=("/usr/bin/perl", "-e", literal(SERVE_PROGRAM), "{source}"),
     apart_tests=("/usr/bin/perl", "-e", literal(RUN_TESTS)),
-    apart_tests_env=apart.TESTS_ENV,
-    needs=(apart.NONDUMPABLE,),
-    setup=(apart.BUILD_NONDUMPABLE,),
 )

@@ -9,7 +9,7 @@ RACKET = Language(
     source_file="main.rkt",
     run=("/usr/bin/racket", "{source}"),
     address_space_limit=False,
-    apt=("racket", "gcc:/usr/bin/gcc"),
+    apt=("racket",),
     version=("/usr/bin/racket", "--version"),
     binds=("/etc/racket",),
     start_s=0.5,
@@ -19,7 +19,4 @@ RACKET = Language(
     # racket/base as the scripts' language: `racket -e` would load all of `racket/init` first (0.3 s)
     apart_program=("/usr/bin/racket", "-I", "racket/base", "-e", literal(SERVE_PROGRAM), "{source}"),
     apart_tests=("/usr/bin/racket", "-I", "racket/base", "-e", literal(RUN_TESTS)),
-    apart_tests_env=apart.TESTS_ENV,
-    needs=(apart.NONDUMPABLE,),
-    setup=(apart.BUILD_NONDUMPABLE,),
 )

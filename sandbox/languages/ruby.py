@@ -8,7 +8,7 @@ RUBY = Language(
     name="ruby",
     source_file="main.rb",
     run=("/usr/bin/ruby", "{source}"),
-    apt=("ruby", "gcc:/usr/bin/gcc"),
+    apt=("ruby",),
     version=("/usr/bin/ruby", "--version"),
     aliases=("rb",),
     # test/unit runs its tests at exit (which `exit!` skips): run them here instead, the marker once all have passed
@@ -21,7 +21,4 @@ RUBY = Language(
     memory_floor_mb=384,  # below it Ruby's start-up segfaults under the runner's 256 MB stack limit
     apart_program=("/usr/bin/ruby", "-e", literal(SERVE_PROGRAM), "{source}"),
     apart_tests=("/usr/bin/ruby", "-e", literal(RUN_TESTS)),
-    apart_tests_env=apart.TESTS_ENV,
-    needs=(apart.NONDUMPABLE,),
-    setup=(apart.BUILD_NONDUMPABLE,),
 )

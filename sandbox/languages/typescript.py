@@ -34,7 +34,6 @@ TYPESCRIPT = Language(
     # Apart from the program as JavaScript's (sandbox/languages/javascript.py), the tests' types erased in their node.
     apart_program=(*JAVASCRIPT.run[:-1], "-e", literal(SERVE_PROGRAM), "main.js"),
     apart_tests=JAVASCRIPT.apart_tests,
-    apart_tests_env=JAVASCRIPT.apart_tests_env | {"JUDGE_TYPESCRIPT": "/usr/share/nodejs/typescript"},
-    needs=(*JAVASCRIPT.needs, "/usr/share/nodejs/typescript/package.json"),
-    setup=JAVASCRIPT.setup,
+    apart_tests_env={"JUDGE_TYPESCRIPT": "/usr/share/nodejs/typescript"},
+    needs=("/usr/share/nodejs/typescript/package.json",),
 )
