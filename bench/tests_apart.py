@@ -6,8 +6,11 @@ program in another, plain data between them; sandbox/runner.py run_suite_apart) 
 no compile is shared) two ways in the same run: apart, and with the tests appended to the program in one process
 (the path of the languages that do not yet run apart). Every verdict must be the same. Prints seconds per suite
 (one sandbox run each, `--threads` at a time) for both and their ratio (the issue's bound: 2x outside Python).
+C++ compiles its tests apart into a binary of their own (Language.apart_split): with the compile cache on, as the
+service runs, the samples of one prompt share it, and each distinct program still compiles (`--no-cache`: every
+suite compiles its tests too, the cost where no two samples share a prompt).
 
-    .venv/bin/python bench/tests_apart.py [--suites 40] [--threads 2] [--languages javascript,ruby,...]
+    .venv/bin/python bench/tests_apart.py [--suites 40] [--threads 2] [--languages javascript,ruby,...] [--no-cache]
 """
 
 from __future__ import annotations
@@ -15,12 +18,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sandbox.compile_cache import CompileCache
 from sandbox.executor import Executor, Limits
 from sandbox.judge import LocalJudge, ProgramTest, TestSuite
 from sandbox.languages import Language, get_language
@@ -31,7 +36,7 @@ LIMITS = Limits(time_s=10, wall_s=20, total_s=120)
 ROWS = {
     "javascript": ("js", "//"), "typescript": ("ts", "//"), "ruby": ("rb", "#"), "php": ("php", "//"),
     "lua": ("lua", "--"), "perl": ("pl", "#"), "bash": ("sh", "#"), "racket": ("rkt", ";"),
-    "elixir": ("elixir", "#"), "clojure": ("clj", ";"),
+    "elixir": ("elixir", "#"), "clojure": ("clj", ";"), "cpp": ("cpp", "//"), "rust": ("rs", "//"),
 }  # fmt: skip
 
 
@@ -39,7 +44,7 @@ def suites(lang: Language, count: int) -> list[tuple[str, TestSuite, bool]]:
     """(program, suite, whether it is right), alternating right and wrong, each program distinct."""
     row, comment = ROWS[lang.name]
     case = next(case for case in CASES if case.language == row)
-    suite = TestSuite("program", (ProgramTest(case.tests),))
+    suite = TestSuite("program", (ProgramTest(case.tests, case.prompt),))
     return [  # the comment last: bash's completion leaves its function open, PHP's program opens with <?php
         (f"{case.prompt}{case.right if i % 2 == 0 else case.wrong}\n{comment} variant {i}", suite, i % 2 == 0)
         for i in range(count)
@@ -61,12 +66,14 @@ def main() -> None:
     parser.add_argument("--suites", type=int, default=40)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--languages", default=",".join(ROWS))
+    parser.add_argument("--no-cache", action="store_true", help="no compile cache: compiled tests built per suite")
     args = parser.parse_args()
-    judge = LocalJudge(Executor(compile_cache=None))
+    cache = None if args.no_cache else CompileCache(tempfile.mkdtemp(prefix="tests-apart-"), 256 * 1024 * 1024)
+    judge = LocalJudge(Executor(compile_cache=cache))
     print(f"{'language':<12} {'apart s/suite':>14} {'appended s/suite':>17} {'apart / appended':>17}")
     for name in args.languages.split(","):
         lang = get_language(name)
-        appended = dataclasses.replace(lang, apart_tests=())
+        appended = dataclasses.replace(lang, apart_tests=(), apart_split=None)
         work = suites(lang, args.suites)
         judged(judge, lang, work[:2], args.threads)  # warm: the zygote, the page cache
         apart_s, apart_passed = judged(judge, lang, work, args.threads)

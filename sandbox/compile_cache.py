@@ -203,12 +203,19 @@ def _cacheable(result: dict[str, Any], cpu_limit_s: float) -> Compiled | None:
     compiler's CPU limit as an internal error, exit code 4: its CPU time tells)."""
     if result.get("status") != "exited" or result.get("cpu_s", 0.0) >= _NEAR_LIMIT * cpu_limit_s:
         return None
+    compiled = unpacked(result)
+    if compiled.ok or result.get("exit_code") != 0:
+        return compiled
+    return None  # over max_entry_bytes, or not plain files
+
+
+def unpacked(result: dict[str, Any]) -> Compiled:
+    """A compile message as the runner sent it (its `artifacts` base64): the files it wrote when it succeeded and
+    they were all packed, else none."""
     summary = {name: value for name, value in result.items() if name != "artifacts"}
-    if result.get("exit_code") != 0:
-        return Compiled(summary, None)
     packed = result.get("artifacts")
-    if packed is None:  # over max_entry_bytes, or not plain files
-        return None
+    if result.get("status") != "exited" or result.get("exit_code") != 0 or packed is None:
+        return Compiled(summary, None)
     artifacts = {path: (mode, binascii.a2b_base64(content)) for path, (mode, content) in packed.items()}
     return Compiled(summary, artifacts)
 

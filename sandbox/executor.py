@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from sandbox import cpu_priority
 from sandbox.cgroups import RunCgroup
-from sandbox.compile_cache import Claim, CompileCache
+from sandbox.compile_cache import Claim, CompileCache, Compiled, unpacked
 from sandbox.files import FETCH_BYTES, fetch_paths, fetched_by_name, placed_files
 from sandbox.isolation import (
     Isolation,
@@ -272,11 +272,13 @@ class Executor:
         cancel: Cancel | None = None,
         files: Mapping[str, bytes] | None = None,
         fetch: Sequence[str] = (),
+        tests_binary: bytes | None = None,
     ) -> Execution:
         """Compile once and run every test; `on_result` returning False stops the run early. Without one, tests
         start as the runner can take them, never waiting on this process's reading of results. `files` (path ->
         content) are written before compiling, and the files at `fetch` are given back after the run
-        (Execution.fetched); sandbox/files.py says which paths may be used (FilePathError)."""
+        (Execution.fetched); sandbox/files.py says which paths may be used (FilePathError). `tests_binary`: what the
+        tests' process of tests run apart runs (Executor.build's of Language.apart_build), from memory."""
         lang = self.language(language)
         limits = lang.fit(limits)
         if (refused := source_size_error(code) or lang.source_refusal(code)) is not None:  # a failed compile
@@ -286,6 +288,8 @@ class Executor:
         rlimits_only = isolated and self.level.cgroups is None
         job = _job(lang, code, tests, limits, max(1, min(self.parallel, len(tests) or 1)), rlimits_only)
         job["data_files"] = placed_files(files or {}, isolated, list(job["files"]))
+        if tests_binary is not None:
+            job["apart"]["tests_binary"] = tests_binary
         wanted = fetch_paths(fetch, isolated)
         job["fetch"], job["fetch_bytes"] = sorted(set(wanted.values())), FETCH_BYTES
         # The runner's own and its tests' (sandbox/cpu_priority.py); unsandboxed runs keep this process's.
@@ -297,6 +301,30 @@ class Executor:
             execution = self._run_with_cache(self.compile_cache, run)
         execution.fetched = fetched_by_name(wanted, execution.fetched)
         return execution
+
+    def build(self, language: str | Language, code: str, limits: Limits = Limits()) -> Compiled:
+        """`code` compiled alone in a sandbox of its own, and the files the compile wrote (a C++ program suite's
+        tests' binary: compiled where no program runs, then run from memory beside the program's). Kept in the
+        compile cache where there is one: the samples of one prompt share their tests."""
+        lang = self.language(language)
+        limits = lang.fit(limits)
+        if (refused := source_size_error(code) or lang.source_refusal(code)) is not None:
+            return Compiled({"status": "exited", "exit_code": 1, "stderr": refused}, None)
+        job = _job(lang, code, [], limits, 1, self.isolated and self.level.cgroups is None)
+        job["pack_bytes"] = self.compile_cache.max_entry_bytes if self.compile_cache else _BUILD_BYTES
+        job["niceness"] = cpu_priority.FRESH_NICENESS if self.isolated else 0
+        run = _Run(lang, job, 0, limits, None, Cancel())
+        cache = self.compile_cache
+        key = cache.key(lang, job, limits.disk_mb, limits.processes) if cache else ""
+        with cache.claim(key, limits.compile_s) if cache else contextlib.nullcontext() as claim:
+            if claim is not None and claim.found is not None:
+                return claim.found
+            kept = _Kept(claim)
+            execution = self._execute(run, kept)  # type: ignore[arg-type] # a Claim's store() is all it calls
+        if kept.result is None:  # the sandbox failed before the compile ended
+            why = execution.sandbox_error or "the sandbox ended before the compile did"
+            return Compiled({"status": "exited", "exit_code": 1, "stderr": why}, None)
+        return kept.compiled
 
     @property
     def isolated(self) -> bool:
@@ -356,6 +384,26 @@ class Executor:
         if attempt == 2:
             execution.details["retried_after"] = first_loss
         return execution
+
+
+_BUILD_BYTES = 16 * 1024 * 1024  # what a build (Executor.build) may give back without a compile cache
+
+
+class _Kept:
+    """Where a build's compile message goes (Executor.build): kept, and passed on to the compile cache's claim."""
+
+    def __init__(self, claim: Claim | None) -> None:
+        self.claim, self.result = claim, None
+
+    def store(self, result: dict[str, Any]) -> None:
+        self.result = result
+        if self.claim is not None:
+            self.claim.store(result)
+
+    @property
+    def compiled(self) -> Compiled:
+        assert self.result is not None
+        return unpacked(self.result)
 
 
 @dataclass(frozen=True)

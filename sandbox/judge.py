@@ -93,6 +93,9 @@ class AssertTest:
 @dataclass(frozen=True)
 class ProgramTest:
     code: str  # test code in the program's language, run after the solution as one program
+    # The code the program continues (MultiPL-E's, HumanEval-X's prompt): its open function is what compiled tests
+    # apart from the program call (Language.apart_split)
+    prompt: str | None = None
 
 
 @dataclass(frozen=True)
@@ -199,11 +202,21 @@ class LocalJudge:
         assert isinstance(test, ProgramTest)
         marker = done_marker(lang.name, code, test.code)
         language: str | Language
+        tests_binary = None
         if lang.apart_harness:  # the tests in a process of their own, the program as Python in another
             harness = lang.apart_harness.replace("{tests}", repr(test.code)).replace("{marker}", repr(marker))
             language, program, inputs, done = "python", code, [TestInput(python_code=harness)], marker
             run_limits = lang.fit(limits)
-        elif lang.apart_tests:  # the tests in a process of their own, the program in another (run_suite_apart)
+        elif (units := _compiled_apart(lang, code, test)) is not None:  # two binaries (run_suite_apart)
+            program, tests_unit = units
+            built = self.executor.build(lang.tests_builder(), tests_unit, limits)
+            if not built.ok:  # the reference's tests, not the program: no verdict
+                why = _tail(str(built.result.get("stderr", "")))
+                return JudgeReport([TestVerdict(Verdict.SKIPPED)], sandbox_error=f"{_UNBUILT}: {why}")
+            tests_binary = built.artifacts["tests"][1]
+            language, inputs, done = lang, [TestInput(tests_apart=("", marker))], marker
+            run_limits = limits
+        elif lang.apart_tests and lang.apart_split is None:  # the tests and the program each in a process (below)
             program, tests_apart = _with_its_closer(code, test.code)
             language, inputs, done = lang, [TestInput(tests_apart=(tests_apart, marker))], marker
             run_limits = limits
@@ -214,7 +227,9 @@ class LocalJudge:
             run_limits = replace(limits, single_process=not lang.forks)
             language, program, inputs = lang, f"{code}\n{tests or test.code}\n", [TestInput()]
             done = marker if tests else None
-        execution = self.executor.run(language, program, inputs, run_limits, cancel=cancel, files=suite.files)
+        execution = self.executor.run(
+            language, program, inputs, run_limits, cancel=cancel, files=suite.files, tests_binary=tests_binary
+        )
         result = execution.tests[0]
         report = _report(execution, [None if result is None else TestVerdict(Verdict.SKIPPED)])
         if result is not None and report.compile_error is None:
@@ -227,6 +242,17 @@ class LocalJudge:
             report.compile_error = report.compile_error.replace(marker, hidden)
         report.details["isolation"] = self.executor.level.name
         return report
+
+
+_UNBUILT = "the reference's tests did not compile apart from the program"
+
+
+def _compiled_apart(lang: Language, code: str, test: ProgramTest) -> tuple[str, str] | None:
+    """(the program's source with its server, the tests' source) where the language compiles its tests apart and
+    the prompt's entry point can be served (Language.apart_split); else None: the tests run after the program."""
+    if lang.apart_split is None or test.prompt is None:
+        return None
+    return lang.apart_split(test.prompt, *_with_its_closer(code, test.code))
 
 
 # MultiPL-E's tests open by closing the prompt's function where the completion leaves it open (bash's `}`).

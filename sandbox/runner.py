@@ -700,7 +700,10 @@ def run_suite_apart(apart, tests_code, marker):
     tests = fork()
     if tests == 0:
         env = dict(os.environ) | apart["tests_env"] | {"JUDGE_READY_FD": "5", "JUDGE_READY_PID": str(getpid())}
-        exec_with_fds({0: code[0], 3: replies[0], 4: requests[1], 5: said[1]}, apart["tests"], env)
+        fds = {0: code[0], 3: replies[0], 4: requests[1], 5: said[1]}
+        if apart.get("tests_binary") is not None:  # compiled apart (C++): run from memory, never on the disk
+            fds[TESTS_BINARY_FD] = in_memory(apart["tests_binary"])
+        exec_with_fds(fds, apart["tests"], env)
     os.close(said[1])
     if read(said[0], 1) != b"r":  # it could not make itself unreachable, or did not start: the test fails
         write(2, b"runner: the tests' process did not start\n")
@@ -734,10 +737,22 @@ def run_suite_apart(apart, tests_code, marker):
     _exit(1)
 
 
+TESTS_BINARY_FD = 6  # where a compiled tests' binary is put to be run (run_suite_apart): closed as it runs
+
+
+def in_memory(data):
+    """A descriptor of a file in memory holding `data` (closed on exec)."""
+    fd = os.memfd_create("tests", os.MFD_CLOEXEC)
+    while data:
+        data = data[write(fd, data) :]
+    return fd
+
+
 def exec_with_fds(fds, argv, env, program_forks=None):
-    """In a forked child: exec `argv` with `fds` (target -> the descriptor to put there) and 0-2 open, nothing else.
-    With `program_forks` (not None) it is a program's process: it signals only itself, and unless its runtime forks
-    (Language.forks) it is kept to one process (confine). Never returns."""
+    """In a forked child: exec `argv` with `fds` (target -> the descriptor to put there) and 0-2 open, nothing else;
+    the binary in TESTS_BINARY_FD where `fds` has it, else argv[0]. With `program_forks` (not None) it is a program's
+    process: it signals only itself, and unless its runtime forks (Language.forks) it is kept to one process
+    (confine). Never returns."""
     try:
         top = max(fds)
         staged = {}
@@ -752,9 +767,13 @@ def exec_with_fds(fds, argv, env, program_forks=None):
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         if program_forks is not None:
             confine(one_process=not program_forks, signals_only_to=getpid())
+        executable = argv[0]
+        if TESTS_BINARY_FD in fds:
+            os.set_inheritable(TESTS_BINARY_FD, False)
+            executable = TESTS_BINARY_FD
         if env is None:
-            os.execv(argv[0], argv)
-        os.execve(argv[0], argv, env)
+            os.execv(executable, argv)
+        os.execve(executable, argv, env)
     except BaseException as exc:
         write(2, f"runner: {type(exc).__name__}: {exc}\n".encode(errors="replace"))
     _exit(127)

@@ -91,6 +91,12 @@ class _AssertTest(BaseModel):
     code: str
 
 
+class _ProgramTest(BaseModel):
+    model_config = _STRICT
+    code: str
+    prompt: str | None = None  # the code the program continues (compiled tests apart call its open function)
+
+
 class _Comparison(BaseModel):
     model_config = _STRICT
     float_tolerance: float = Field(Comparison.float_tolerance, ge=0)
@@ -130,7 +136,7 @@ class _AssertSuite(_SuiteBase):
 
 class _ProgramSuite(_SuiteBase):
     kind: Literal["program"]
-    tests: list[_AssertTest] = Field(min_length=1, max_length=1)  # the test code, in the program's language
+    tests: list[_ProgramTest] = Field(min_length=1, max_length=1)  # the test code, in the program's language
 
 
 SuiteModel = Annotated[_StdioSuite | _CallSuite | _AssertSuite | _ProgramSuite, Field(discriminator="kind")]

@@ -924,10 +924,153 @@ CLJ_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
                  (.list (java.io.File. "/proc")))))""",
     "an early exit before its tests": f"{CLJ_RIGHT}))\n(System/exit 0)",
 }
+CPP_RIGHT = BY_LANGUAGE["cpp"].right
+# Lambdas a completion of the function's body can hold: a file's bytes, and the expected results its asserts hold
+# (`candidate((...)) == (true)`, in the tests' source and, as assert's messages, in their binary).
+CPP_READERS = """\
+    auto slurp = [](const std::string &path) {
+        std::ifstream in(path, std::ios::binary);
+        std::stringstream bytes;
+        bytes << in.rdbuf();
+        return bytes.str();
+    };
+    auto expected_in = [](const std::string &text) {
+        std::vector<bool> found;
+        const std::string call = std::string("candidate") + "((", compared = std::string(") =") + "= (";
+        for (size_t at = text.find(call); at != std::string::npos; at = text.find(call, at + 1)) {
+            size_t result = text.find(compared, at);
+            if (result == std::string::npos) break;
+            found.push_back(text.compare(result + 6, 4, "true") == 0);
+        }
+        return found;
+    };
+"""
+# Prints the done marker its own binary holds (where the tests are compiled into it) and ends the run cleanly.
+CPP_MARKER_EXIT = """\
+static void judge_marker_exit(int) {
+    std::ifstream in("/proc/self/exe", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t at = bytes.find(std::string("judge-") + "done-");
+    if (at != std::string::npos) std::fwrite(bytes.data() + at, 1, 43, stdout);
+    std::fflush(stdout);
+    std::_Exit(0);
+}
+"""
+# A wrong answer the compiler cannot fold: a constant one would make every line after the first failing check, the
+# marker's too, dead code it drops from the binary.
+CPP_UNFOLDED_FALSE = "    volatile bool answer = false;\n    return answer;\n}\n"
+CPP_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "the tests' check redefined": "    return false;\n}\n#undef assert\n#define assert(x) ((void)0)\nvoid unused() {",
+    "the libc function a failed assert calls replaced (it prints the marker its binary holds)": (
+        f"{CPP_UNFOLDED_FALSE}{CPP_MARKER_EXIT}"
+        'extern "C" void __assert_fail(const char *, const char *, unsigned int, const char *) noexcept {\n'
+        "    judge_marker_exit(0);\n}\nvoid unused() {"
+    ),
+    "a failed check's abort turned into a clean exit with the marker": (
+        f"{CPP_UNFOLDED_FALSE}{CPP_MARKER_EXIT}"
+        "static const int judge_installed = (std::signal(SIGABRT, judge_marker_exit), 0);\nvoid unused() {"
+    ),
+    "equality faked by a return type of its own (the prompt's signature in a comment)": (
+        "// bool has_close_elements(std::vector<float> numbers, float threshold) {\n#include <bits/stdc++.h>\n"
+        "struct Always {\n    template <class T> bool operator==(const T &) const { return true; }\n};\n"
+        "Always has_close_elements(std::vector<float> numbers, float threshold) {\n    return {};"
+    ),
+    "the expected values read from the files beside it (its source holds the tests)": (
+        "    static int call = 0;\n    static std::vector<bool> found;\n"
+        + CPP_READERS
+        + """\
+    if (call == 0)
+        for (const char *directory : {".", "/tmp", "/sandbox"})
+            for (const auto &entry : std::filesystem::recursive_directory_iterator(
+                     directory, std::filesystem::directory_options::skip_permission_denied))
+                if (auto got = expected_in(slurp(entry.path())); got.size() > found.size()) found = got;
+    return call < (int)found.size() && found[call++];"""
+    ),
+    "the expected values read from every process's binary, environment and command line": (
+        "    static int call = 0;\n    static std::vector<bool> found;\n"
+        + CPP_READERS
+        + """\
+    if (call == 0)
+        for (const auto &entry : std::filesystem::directory_iterator("/proc")) {
+            std::string pid = entry.path().filename();
+            if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+            for (const char *file : {"/exe", "/environ", "/cmdline", "/fd/0"})
+                if (auto got = expected_in(slurp("/proc/" + pid + file)); got.size() > found.size()) found = got;
+        }
+    return call < (int)found.size() && found[call++];"""
+    ),
+    "an early exit before its tests": "    exit(0);",
+}
+# What a completion of the function's body can hold: the n-th expected result of the tests' `candidate(vec![...], x)`
+# lines in a text (the tests' source, where they are appended to the program), and a panic hook that ends a failed
+# check cleanly with the done marker its binary holds (where the tests are compiled into it).
+RS_EXPECTED = """\
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static CALL: AtomicUsize = AtomicUsize::new(0);
+    fn expected_in(text: &str) -> Vec<bool> {
+        let call = ["candidate(", "vec!["].concat();
+        text.lines().filter(|line| line.contains(&call)).map(|line| line.contains(", true)")).collect()
+    }
+    let _ = (&numbers, threshold);
+"""
+RS_ANSWER = "    expected.get(CALL.fetch_add(1, Ordering::SeqCst)).copied().unwrap_or(false)"
+RS_MARKER_EXIT = """\
+    std::panic::set_hook(Box::new(|_| {
+        let exe = std::fs::read("/proc/self/exe").unwrap_or_default();
+        let marker = ["judge-", "done-"].concat();
+        let hex = |window: &[u8]| window[11..].iter().all(|byte| byte.is_ascii_hexdigit());
+        if let Some(at) = exe.windows(43).position(|window| window.starts_with(marker.as_bytes()) && hex(window)) {
+            println!("{}", String::from_utf8_lossy(&exe[at..at + 43]));
+        }
+        std::process::exit(0);
+    }));
+    let _ = (numbers, threshold);
+    unsafe { std::ptr::read_volatile(&false) }"""
+RS_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "the tests' check redefined": "    false\n}\nmacro_rules! assert_eq { ($($t:tt)*) => {}; }\nfn unused() {",
+    "equality faked by a return type of its own (the prompt's signature in a comment)": (
+        "// fn has_close_elements(numbers: Vec<f64>, threshold: f64) -> bool {\n#[derive(Debug)]\nstruct Always;\n"
+        "impl PartialEq<bool> for Always {\n    fn eq(&self, _: &bool) -> bool {\n        true\n    }\n}\n"
+        "fn has_close_elements(numbers: Vec<f64>, threshold: f64) -> Always {\n    let _ = (numbers, threshold);\n"
+        "    Always"
+    ),
+    "the expected values read from its own source at compile time (include_str!)": (
+        f'{RS_EXPECTED}    let expected = expected_in(include_str!("main.rs"));\n{RS_ANSWER}'
+    ),
+    "the expected values read from the files beside it or any process's command line, environment or stdin": (
+        RS_EXPECTED
+        + """\
+    fn texts(path: &std::path::Path, found: &mut Vec<String>) {
+        if let Ok(entries) = std::fs::read_dir(path) {
+            for entry in entries.flatten() {
+                texts(&entry.path(), found);
+            }
+        } else if let Ok(text) = std::fs::read(path) {
+            found.push(String::from_utf8_lossy(&text).into_owned());
+        }
+    }
+    let mut found = Vec::new();
+    for top in [".", "/tmp", "/sandbox"] {
+        texts(std::path::Path::new(top), &mut found);
+    }
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        for file in ["cmdline", "environ", "fd/0"] {
+            if let Ok(text) = std::fs::read(entry.path().join(file)) {
+                found.push(String::from_utf8_lossy(&text).into_owned());
+            }
+        }
+    }
+    let expected = found.iter().map(|text| expected_in(text)).max_by_key(|e| e.len()).unwrap_or_default();
+"""
+        + RS_ANSWER
+    ),
+    "a failed check's panic turned into a clean exit with the marker": RS_MARKER_EXIT,
+    "an early exit before its tests": "    std::process::exit(0)",
+}
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
 APART_HACKS = {
     "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,
-    "rkt": RKT_HACKS, "elixir": EX_HACKS, "clj": CLJ_HACKS,
+    "rkt": RKT_HACKS, "elixir": EX_HACKS, "clj": CLJ_HACKS, "cpp": CPP_HACKS, "rs": RS_HACKS,
 }  # fmt: skip
 
 
@@ -1054,24 +1197,6 @@ def test_tests_run_apart_keep_what_right_answers_do(judge: LocalJudge, language:
         assert right in program
         report = judge.judge(language, program.replace(right, wrong), suite, LIMITS)
         assert report.passed == 0, (right, wrong)
-
-
-# --- still open: program suites share the program's translation unit and process -----------------------------------
-
-# MultiPL-E completions that redefine the tests' own check where the tests are appended to the program (cause 1):
-# strict xfails, each to become a plain row when tests run apart from the program in its language.
-REDEFINED_CHECKS = {
-    "cpp": "    return false;\n}\n#undef assert\n#define assert(x) ((void)0)\nvoid unused() {",
-    "rs": "    false\n}\nmacro_rules! assert_eq { ($($t:tt)*) => {}; }\nfn unused() {",
-}
-
-
-@pytest.mark.parametrize("language", list(REDEFINED_CHECKS))
-@pytest.mark.xfail(strict=True, reason="open: the tests are appended to the program's source (issue 33, cause 1)")
-def test_a_check_redefined_by_the_program_earns_nothing(judge: LocalJudge, language: str) -> None:
-    case = BY_LANGUAGE[language]
-    value, details = accuracy(judge, case.row(), fenced(language, REDEFINED_CHECKS[language]))
-    assert value == 0.0, details
 
 
 # --- what a source file turns on in its toolchain -----------------------------------------------------------------

@@ -218,7 +218,7 @@ def _program(src: dict[str, Any], key: str, where: str) -> tuple[TestSuite, str 
     for value, name in ((tests, key), (prompt, "prompt"), (entry_point, "entry_point")):
         if value is not None and not (isinstance(value, str) and value.strip()):
             raise InvalidItem(f"{where}.{name}: expected code (a non-empty string), got {_kind(value)}")
-    return TestSuite("program", (ProgramTest(tests),)), prompt, entry_point
+    return TestSuite("program", (ProgramTest(tests, prompt),)), prompt, entry_point
 
 
 def _program_language(language: str | None, where: str) -> str:

@@ -24,3 +24,16 @@ def scripts(extension: str) -> tuple[str, str]:
     messages = (APART / f"plain_data.{extension}").read_text()
     serve, run = ((APART / f"{name}.{extension}").read_text() for name in ("serve_program", "run_tests"))
     return messages + serve, messages + run
+
+
+def split_parameters(text: str) -> list[str]:
+    """A parameter list's parameters (compiled languages' tests apart read them from the prompt's signature): split at
+    the commas outside brackets of any kind (`std::map<std::string, long>`, Rust's `Vec<(isize, isize)>`)."""
+    parts, depth, start = [], 0, 0
+    for at, char in enumerate(text):
+        depth += 1 if char in "<([" else -1 if char in ">)]" else 0
+        if char == "," and depth == 0:
+            parts.append(text[start:at])
+            start = at + 1
+    parts.append(text[start:])
+    return [part.strip() for part in parts if part.strip()]

@@ -7,6 +7,7 @@ import functools
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeVar
 
@@ -112,6 +113,13 @@ class Language:
     apart_program: tuple[str, ...] = ()
     apart_tests: tuple[str, ...] = ()
     apart_tests_env: dict[str, str] = field(default_factory=dict)
+    # A compiled language's tests apart (C++): `apart_split(prompt, program, tests)` gives the program's source with
+    # a server of the prompt's entry point and the tests' source with a stub of it (None: the prompt's signature
+    # cannot be served, and the tests run after the program); `apart_build` compiles the tests' source, `tests.cpp`,
+    # to the binary `tests` in a sandbox of its own, which the tests' process runs from memory (`apart_tests`: its
+    # argv) while `apart_program` runs the program's.
+    apart_split: Callable[[str, str, str], tuple[str, str] | None] | None = None
+    apart_build: tuple[str, ...] = ()
     # Its runtime starts processes of its own where a program suite's tests run (a shell's `$(...)`, R's start-up
     # script, the BEAM's helper): its tests may fork. Elsewhere a test is kept to one process (Limits.single_process).
     forks: bool = False
@@ -158,6 +166,12 @@ class Language:
             "tests_env": self.apart_tests_env,
             "forks": self.forks,
         }
+
+    def tests_builder(self) -> Language:
+        """The language that builds the tests' binary of a compiled language's tests apart (apart_build): its source
+        `tests` with the program's extension."""
+        suffix = os.path.splitext(self.source_file)[1]
+        return dataclasses.replace(self, source_file=f"tests{suffix}", compile=self.apart_build)
 
     def with_tests_done(self, tests: str, marker: str) -> str | None:
         """`tests` with the code that prints `marker` after them (tests_done); None where there is no place for it."""

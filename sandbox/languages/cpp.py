@@ -1,9 +1,12 @@
+from sandbox.languages import cpp_apart
 from sandbox.languages.base import Language
+
+COMPILE = ("/usr/bin/g++", "-O2", "-std=gnu++17", "-pipe", "-ftemplate-depth=1024")
 
 CPP = Language(
     name="cpp",
     source_file="main.cpp",
-    compile=("/usr/bin/g++", "-O2", "-std=gnu++17", "-pipe", "-ftemplate-depth=1024", "-o", "main", "{source}"),
+    compile=(*COMPILE, "-o", "main", "{source}"),
     run=("./main",),
     unbounded_stack=True,
     apt=("g++",),
@@ -11,4 +14,8 @@ CPP = Language(
     aliases=("c++", "cxx"),
     tests_done='__builtin_printf("%s", "{marker}");',
     tests_done_at="block",
+    apart_split=cpp_apart.split,
+    apart_build=(*COMPILE, "-o", "tests", "{source}"),
+    apart_program=("./main",),
+    apart_tests=("tests",),
 )

@@ -1,0 +1,272 @@
+"""C++ and Rust program suites run apart from the program, as two binaries (sandbox/languages/cpp_apart.py,
+rust_apart.py): which prompts are served, and the right answers the two binaries keep (values of every plain type,
+in-place changes, what a program throws or panics with), each beside wrong answers that fail.
+tests/test_policy_hacks.py holds the wrong programs that would reach the tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from reward_api.local import LocalServer
+from sandbox.executor import Limits
+from sandbox.judge import LocalJudge, ProgramTest, Verdict
+from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
+from sandbox.languages import rust_apart
+from sandbox.languages.cpp_apart import Parameter, Signature, entry_signature
+from tests.multiple_cases import CASES
+
+LIMITS = Limits(time_s=10, wall_s=15, compile_s=60, total_s=120)
+
+HUMANEVAL_X_PROMPT = (
+    "/*\nCheck if in given vector of numbers, are any two numbers closer to each other than\ngiven threshold.\n*/\n"
+    "#include<stdio.h>\n#include<vector>\n#include<math.h>\nusing namespace std;\n"
+    "bool has_close_elements(vector<float> numbers, float threshold){\n"
+)
+
+
+def served(returns: str, name: str, *parameters: tuple[str, str]) -> Signature:
+    return Signature(returns, name, tuple(Parameter(type_text, name) for type_text, name in parameters))
+
+
+SIGNATURES = [  # (prompt, the signature served, or None: the tests run after the program)
+    (
+        "#include<bits/stdc++.h>\n// doc\nbool has_close_elements(std::vector<float> numbers, float threshold) {\n",
+        served("bool", "has_close_elements", ("std::vector<float>", "numbers"), ("float", "threshold")),
+    ),
+    (HUMANEVAL_X_PROMPT, served("bool", "has_close_elements", ("vector<float>", "numbers"), ("float", "threshold"))),
+    (
+        "std::vector<std::tuple<long, long>> get_row(std::vector<std::vector<long>> lst, long x) {\n",
+        served(
+            "std::vector<std::tuple<long, long>>", "get_row", ("std::vector<std::vector<long>>", "lst"), ("long", "x")
+        ),
+    ),
+    (
+        "std::optional<std::string> longest(std::vector<std::string> strings) {\n",
+        served("std::optional<std::string>", "longest", ("std::vector<std::string>", "strings")),
+    ),
+    (
+        "std::map<std::string,long> histogram(std::string test) {\n",
+        served("std::map<std::string,long>", "histogram", ("std::string", "test")),
+    ),
+    ("void sort_in_place(std::vector<long>& xs) {\n", served("void", "sort_in_place", ("std::vector<long>&", "xs"))),
+    ("long total(const std::vector<long> &xs) {\n", served("long", "total", ("const std::vector<long> &", "xs"))),
+    ("// returns {1, 2}; see f(x)\nstd::vector<long> f(long n) {\n", served("std::vector<long>", "f", ("long", "n"))),
+    ("static inline long answer() {\n", served("long", "answer")),
+    ("std::vector<std::any> filter_integers(std::vector<std::any> values) {\n", None),  # not plain data
+    ("long first(long* xs) {\n", None),
+    ("struct Point { long x; };\nlong norm(Point p) {\n", None),
+    ("long with_default(long x = 1) {\n", None),
+    ("#include <vector>\n// no function is left open\n", None),
+    ("long done(long x) { return x; }\n", None),
+]
+
+
+@pytest.mark.parametrize(("prompt", "expected"), SIGNATURES)
+def test_the_entry_point_served_is_the_prompts_open_function(prompt: str, expected: Signature | None) -> None:
+    assert entry_signature(prompt) == expected
+
+
+def test_only_non_const_references_are_copied_back() -> None:
+    assert Parameter("std::vector<long>&", "xs").changed_in_place
+    assert not Parameter("const std::vector<long>&", "xs").changed_in_place
+    assert not Parameter("std::vector<long>", "xs").changed_in_place
+
+
+RUST_SIGNATURES = [  # (prompt, (name, [(parameter, its type, the type the server decodes)], returns) or None)
+    (
+        "/// doc\nfn has_close_elements(numbers: Vec<f64>, threshold: f64) -> bool {\n",
+        ("has_close_elements", [("numbers", "Vec<f64>", "Vec<f64>"), ("threshold", "f64", "f64")], "bool"),
+    ),
+    (
+        "use std::collections::HashMap;\nfn histogram(test: &str) -> HashMap<String, isize> {\n",
+        ("histogram", [("test", "&str", "String")], "HashMap<String, isize>"),
+    ),
+    (
+        "fn get_row(lst: Vec<Vec<isize>>, x: isize) -> Vec<(isize, isize)> {\n",
+        ("get_row", [("lst", "Vec<Vec<isize>>", "Vec<Vec<isize>>"), ("x", "isize", "isize")], "Vec<(isize, isize)>"),
+    ),
+    (
+        "fn sort_in_place(mut xs: &mut Vec<i64>, also: &[i64]) {\n",
+        ("sort_in_place", [("xs", "&mut Vec<i64>", "Vec<i64>"), ("also", "&[i64]", "Vec<i64>")], ""),
+    ),
+    (
+        "fn longest(strings: Vec<String>) -> Option<String> {\n",
+        ("longest", [("strings", "Vec<String>", "Vec<String>")], "Option<String>"),
+    ),
+    ("fn unit() -> () {\n", ("unit", [], "")),
+    ("struct P { x: isize }\nfn norm(p: P) -> isize {\n", None),
+    ("fn first<T: Clone>(xs: Vec<T>) -> T {\n", None),
+    ("fn longest<'a>(a: &'a str, b: &'a str) -> &'a str {\n", None),
+    ("fn sort_slice(xs: &mut [i64]) {\n", None),  # a slice cannot take the sorted Vec back
+    ("fn done(x: isize) -> isize { x }\n", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("prompt", "expected"), RUST_SIGNATURES)
+def test_the_rust_entry_point_served_is_the_prompts_open_function(prompt: str, expected: tuple | None) -> None:
+    found = rust_apart.entry_signature(prompt)
+    if expected is None:
+        assert found is None
+        return
+    assert found is not None
+    assert (found.name, [(p.name, p.type, p.owned) for p in found.parameters], found.returns) == expected
+
+
+@pytest.fixture(scope="module")
+def judge() -> LocalJudge:
+    return LocalJudge()
+
+
+HEADERS = ("algorithm", "assert.h", "map", "optional", "stdexcept", "string", "tuple", "vector")
+HEAD = "".join(f"#include <{header}>\n" for header in HEADERS)
+# (prompt, tests, right body, {what to replace in the body: by what, each a wrong answer}); each prompt's open
+# function is served to its tests apart from the program.
+KEPT = {
+    "vectors of vectors and tuples": (
+        "std::vector<std::tuple<long, long>> get_row(std::vector<std::vector<long>> lst, long x) {\n",
+        "int main() {\n    auto candidate = get_row;\n"
+        "    assert(candidate({{1, 2}, {3, 2}}, 2) == (std::vector<std::tuple<long, long>>({{0, 1}, {1, 1}})));\n"
+        "    assert(candidate({}, 1).empty());\n}\n",
+        "    std::vector<std::tuple<long, long>> found;\n"
+        "    for (long i = 0; i < (long)lst.size(); i++)\n"
+        "        for (long j = 0; j < (long)lst[i].size(); j++)\n"
+        "            if (lst[i][j] == x) found.emplace_back(i, j);\n    return found;\n}\n",
+        {"found.emplace_back(i, j)": "found.emplace_back(j, i)", "lst[i][j] == x": "lst[i][j] != x"},
+    ),
+    "strings, optionals and exact floats": (
+        "std::optional<std::string> longest(std::vector<std::string> strings, double bias) {\n",
+        "int main() {\n    assert(longest({}, 0.1) == std::nullopt);\n"
+        '    assert(longest({"a", "bbb", "cc"}, 0.1) == std::optional<std::string>("bbb0.1"));\n'
+        '    assert(*longest({std::string("x\\0y", 3)}, 0.25) == std::string("x\\0y0.25", 7));\n}\n',
+        "    if (strings.empty()) return std::nullopt;\n    std::string best = strings[0];\n"
+        "    for (const auto &s : strings) if (s.size() > best.size()) best = s;\n"
+        "    std::string tail = std::to_string(bias);\n    tail.erase(tail.find_last_not_of('0') + 1);\n"
+        "    return best + tail;\n}\n",
+        {
+            "return std::nullopt;": 'return "";',
+            "s.size() > best.size()": "s.size() < best.size()",
+            "(bias)": "(bias * 2)",
+        },
+    ),
+    "maps, bools and chars": (
+        "std::map<char, bool> seen(std::string text) {\n",
+        "int main() {\n    auto got = seen(\"aab\");\n    assert(got.size() == 2 && got['a'] && !got['b']);\n}\n",
+        "    std::map<char, bool> counts;\n    for (char c : text) counts[c] = counts.count(c) > 0;\n"
+        "    return counts;\n}\n",
+        {"counts.count(c) > 0": "true"},
+    ),
+    "a vector changed in place": (
+        "void sort_in_place(std::vector<long>& xs, const std::vector<long>& also) {\n",
+        "int main() {\n    std::vector<long> xs = {3, 1, 2}, kept = {9, 8};\n"
+        "    sort_in_place(xs, kept);\n"
+        "    assert(xs == (std::vector<long>{1, 2, 3}) && kept == (std::vector<long>{9, 8}));\n}\n",
+        "    std::sort(xs.begin(), xs.end());\n}\n",
+        {"std::sort(xs.begin(), xs.end());": "xs.push_back(0);"},
+    ),
+    "what the program throws": (
+        "long checked(long x) {\n",
+        "#include <string>\nint main() {\n    assert(checked(2) == 2);\n"
+        "    try {\n        checked(-1);\n        assert(false);\n"
+        "    } catch (const std::exception &e) {\n"
+        '        assert(std::string(e.what()).find("negative") != std::string::npos);\n    }\n}\n',
+        '    if (x < 0) throw std::invalid_argument("negative");\n    return x;\n}\n',
+        {'throw std::invalid_argument("negative")': "return 0", '"negative"': '"other"'},
+    ),
+}  # fmt: skip
+
+
+RUST_HEAD = "use std::collections::{BTreeSet, HashMap};\n"
+RUST_KEPT = {
+    "vectors of tuples": (
+        "fn get_row(lst: Vec<Vec<isize>>, x: isize) -> Vec<(isize, isize)> {\n",
+        "fn main() {\n    let candidate = get_row;\n"
+        "    assert_eq!(candidate(vec![vec![1, 2], vec![3, 2]], 2), vec![(0, 1), (1, 1)]);\n"
+        "    assert_eq!(candidate(vec![], 1), vec![]);\n}\n",
+        "    let mut found = Vec::new();\n    for (i, row) in lst.iter().enumerate() {\n"
+        "        for (j, &value) in row.iter().enumerate() {\n            if value == x {\n"
+        "                found.push((i as isize, j as isize));\n            }\n        }\n    }\n    found\n}\n",
+        {"found.push((i as isize, j as isize))": "found.push((j as isize, i as isize))", "value == x": "value != x"},
+    ),
+    "strings, options, chars and exact floats": (
+        "fn longest(strings: &[String], bias: f32, mark: char) -> Option<String> {\n",
+        "fn main() {\n    assert_eq!(longest(&[], 0.1, 'x'), None);\n"
+        '    let words = vec![String::from("a"), String::from("bbb"), String::from("cé")];\n'
+        '    assert_eq!(longest(&words, 0.1, \'é\'), Some(String::from("bbb0.1é")));\n}\n',
+        "    let best = strings.iter().max_by_key(|s| s.chars().count())?;\n"
+        '    Some(format!("{}{}{}", best, bias, mark))\n}\n',
+        {"max_by_key": "min_by_key", "bias, mark": "bias * 2.0, mark", "?;": ".unwrap();"},
+    ),
+    "maps, sets and a str": (
+        "fn histogram(text: &str) -> (HashMap<char, usize>, BTreeSet<char>) {\n",
+        "fn main() {\n    let (counts, letters) = histogram(\"aab\");\n"
+        "    assert_eq!(counts, HashMap::from([('a', 2), ('b', 1)]));\n"
+        "    assert_eq!(letters.into_iter().collect::<String>(), \"ab\");\n}\n",
+        "    let mut counts = HashMap::new();\n    for c in text.chars() {\n"
+        "        *counts.entry(c).or_insert(0) += 1;\n    }\n    let letters = text.chars().collect();\n"
+        "    (counts, letters)\n}\n",
+        {"+= 1": "+= 2", "text.chars().collect()": "BTreeSet::new()"},
+    ),
+    "a vector changed in place": (
+        "fn sort_in_place(xs: &mut Vec<i64>, also: &Vec<i64>) {\n",
+        "fn main() {\n    let mut xs = vec![3, 1, 2];\n    let kept = vec![9, 8];\n"
+        "    sort_in_place(&mut xs, &kept);\n    assert_eq!((xs, kept), (vec![1, 2, 3], vec![9, 8]));\n}\n",
+        "    let _ = also;\n    xs.sort();\n}\n",
+        {"xs.sort();": "xs.push(0);"},
+    ),
+    "what the program panics with": (
+        "fn checked(x: i32) -> i32 {\n",
+        "fn main() {\n    assert_eq!(checked(2), 2);\n"
+        "    let message = std::panic::catch_unwind(|| checked(-1)).unwrap_err();\n"
+        '    assert!(message.downcast_ref::<String>().unwrap().contains("negative"));\n}\n',
+        '    if x < 0 {\n        panic!("negative: {}", x);\n    }\n    x\n}\n',
+        {'panic!("negative: {}", x)': "return 0", '"negative: {}"': '"other: {}"'},
+    ),
+}  # fmt: skip
+# language -> (what every prompt starts with, {case: (prompt, tests, right body, {replaced: by, each a wrong answer})})
+KEPT_BY_LANGUAGE = {"cpp": (HEAD, KEPT), "rust": (RUST_HEAD, RUST_KEPT)}
+
+
+@pytest.mark.parametrize(
+    ("language", "case"), [(lang, case) for lang, (_, cases) in KEPT_BY_LANGUAGE.items() for case in cases]
+)
+def test_right_answers_keep_their_values_apart(judge: LocalJudge, language: str, case: str) -> None:
+    head, cases = KEPT_BY_LANGUAGE[language]
+    prompt, tests, right, wrongs = cases[case]
+    suite = Suite("program", (ProgramTest(tests, head + prompt),))
+    report = judge.judge(language, head + prompt + right, suite, LIMITS)
+    assert report.passed == 1, report.to_dict()
+    for found, wrong in wrongs.items():
+        assert found in right
+        report = judge.judge(language, head + prompt + right.replace(found, wrong), suite, LIMITS)
+        assert report.passed == 0, (found, wrong, report.to_dict())
+
+
+def test_tests_that_do_not_compile_are_no_verdict(judge: LocalJudge) -> None:
+    """The reference's tests, not the program, failed: an error the trainer sees, never a wrong answer's 0."""
+    suite = Suite("program", (ProgramTest("int main() { undeclared(); }\n", HEAD + "long f(long x) {\n"),))
+    report = judge.judge("cpp", HEAD + "long f(long x) {\n    return x;\n}\n", suite, LIMITS)
+    assert report.sandbox_error is not None and "did not compile apart" in report.sandbox_error, report.to_dict()
+    assert [v.verdict for v in report.tests] == [Verdict.SKIPPED]
+
+
+def test_a_prompt_it_cannot_serve_runs_the_tests_after_the_program(judge: LocalJudge) -> None:
+    prompt = HEAD + "struct Point { long x; };\nlong norm(Point p) {\n"
+    suite = Suite("program", (ProgramTest("int main() {\n    assert(norm(Point{3}) == 3);\n}\n", prompt),))
+    assert judge.judge("cpp", prompt + "    return p.x;\n}\n", suite, LIMITS).passed == 1
+    assert judge.judge("cpp", prompt + "    return 0;\n}\n", suite, LIMITS).passed == 0
+
+
+def test_the_prompt_travels_to_a_sandbox_service(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Graded by the reward service on a sandbox service (RemoteJudge over /v1/judge): the tests still run apart, so a
+    completion that redefines their check earns nothing there either."""
+    case = next(case for case in CASES if case.language == "cpp")
+    redefined = "    return false;\n}\n#undef assert\n#define assert(x) ((void)0)\nvoid unused() {"
+    items = [
+        {"task": "code", "completion": f"```cpp\n{body}\n```", "reference": case.row()}
+        for body in (case.right, case.wrong, redefined)
+    ]
+    with LocalServer.sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_WORKERS="1") as sandbox:
+        remote = {"REWARD_API_SANDBOX_URLS": sandbox.url, "REWARD_API_WORKERS": "1"}
+        with LocalServer(tmp_path_factory.mktemp("rewards"), **remote) as service, service.client() as rewards:
+            results = rewards.post("/v1/rewards", json={"items": items}).json()["results"]
+    assert [(r["status"], r["reward"]) for r in results] == [("ok", 1.0), ("ok", 0.0), ("ok", 0.0)], results
