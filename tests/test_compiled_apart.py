@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import pytest
 
+from reward_api.graders.code import grade_code
 from reward_api.local import LocalServer
+from reward_api.profiles import CodeSettings
 from sandbox.executor import Limits
 from sandbox.judge import LocalJudge, ProgramTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
 from sandbox.languages import rust_apart
 from sandbox.languages.cpp_apart import Parameter, Signature, entry_signature
 from tests.multiple_cases import CASES
+from tests.test_policy_hacks import CPP_MARKER_EXIT
 
 LIMITS = Limits(time_s=10, wall_s=15, compile_s=60, total_s=120)
 
@@ -270,3 +273,53 @@ def test_the_prompt_travels_to_a_sandbox_service(tmp_path_factory: pytest.TempPa
         with LocalServer(tmp_path_factory.mktemp("rewards"), **remote) as service, service.client() as rewards:
             results = rewards.post("/v1/rewards", json={"items": items}).json()["results"]
     assert [(r["status"], r["reward"]) for r in results] == [("ok", 1.0), ("ok", 0.0), ("ok", 0.0)], results
+
+
+# HumanEval-X's C++ rows: the prompt's includes and `using namespace std;`, a helper it defines whole, a comment
+# inside the function it leaves open, tests that call the functions by name.
+HUMANEVAL_X = {
+    "CPP/0": (
+        HUMANEVAL_X_PROMPT,
+        "#undef NDEBUG\n#include<assert.h>\nint main(){\n    vector<float> a={1.0, 2.0, 3.9, 4.0, 5.0, 2.2};\n"
+        "    assert (has_close_elements(a, 0.3)==true);\n    assert (has_close_elements(a, 0.05) == false);\n}\n",
+        "    for (int i=0;i<numbers.size();i++)\n    for (int j=i+1;j<numbers.size();j++)\n"
+        "    if (abs(numbers[i]-numbers[j])<threshold)\n    return true;\n    return false;\n}\n",
+        "    volatile bool answer = false;\n    return answer;\n}\n",  # not folded: the marker stays in the binary
+    ),
+    "CPP/38": (
+        "/*\nreturns encoded string by cycling groups of three characters.\n*/\n#include<stdio.h>\n#include<string>\n"
+        "using namespace std;\nstring encode_cyclic(string s){ \n    int l=s.length();\n    string x,output;\n"
+        "    for (int i=0;i*3<l;i++)\n    {\n        x=s.substr(i*3,3);\n"
+        "        if (x.length()==3) x=x.substr(1)+x[0];\n        output=output+x;\n    }\n    return output;\n}\n"
+        "string decode_cyclic(string s){ \n    /*\n    takes as input string encoded with encode_cyclic function. "
+        "Returns decoded string. \n    */\n",
+        "#undef NDEBUG\n#include<assert.h>\nint main(){\n    for (int i=0;i<100;i++)\n    {\n"
+        "        int l=10+rand()%11;\n        string str=\"\";\n        for (int j=0;j<l;j++){\n"
+        "            char chr=97+rand()%26;\n            str+=chr;\n        }\n"
+        "        string encoded_str = encode_cyclic(str);\n        assert (decode_cyclic(encoded_str) == str);\n"
+        "    }\n}\n",
+        "    int l=s.length();\n    string x,output;\n    for (int i=0;i*3<l;i++)\n    {\n"
+        "        x=s.substr(i*3,3);\n        if (x.length()==3) x=x[2]+x.substr(0,2);\n        output=output+x;\n"
+        "    }\n    return output;\n}\n",
+        "    return encode_cyclic(s);\n}\n",
+    ),
+}
+# The tests re-include <assert.h>, so a `#define assert` of the program's is undone there; the libc function a failed
+# assert calls is not: replaced, it prints the marker the program's binary holds and ends the run cleanly.
+ASSERT_FAIL_REPLACED = (
+    "#include <cstdio>\n#include <cstdlib>\n#include <fstream>\n"
+    + CPP_MARKER_EXIT
+    + 'extern "C" void __assert_fail(const char *, const char *, unsigned int, const char *) noexcept {\n'
+    "    judge_marker_exit(0);\n}\n"
+)
+
+
+@pytest.mark.parametrize("row", list(HUMANEVAL_X))
+def test_humaneval_x_rows_run_apart(judge: LocalJudge, row: str) -> None:
+    prompt, tests, right, wrong = HUMANEVAL_X[row]
+    reference = {"language": "cpp", "prompt": prompt, "test": tests}
+    scores = [
+        grade_code(f"```cpp\n{body}```", reference, CodeSettings(), judge).value
+        for body in (right, wrong, wrong + ASSERT_FAIL_REPLACED)
+    ]
+    assert scores == [1.0, 0.0, 0.0]

@@ -3,6 +3,7 @@ its two scripts in sandbox/runtimes/apart/, and the preloaded library that keeps
 program's reach."""
 
 import hashlib
+import re
 from pathlib import Path
 
 APART = Path(__file__).resolve().parent.parent / "runtimes" / "apart"
@@ -37,3 +38,11 @@ def split_parameters(text: str) -> list[str]:
             start = at + 1
     parts.append(text[start:])
     return [part.strip() for part in parts if part.strip()]
+
+
+C_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)  # C++'s and Rust's
+
+
+def blanked(text: str, pattern: re.Pattern[str] = C_COMMENTS) -> str:
+    """`text` with what `pattern` matches (its comments) made spaces, lines kept: a position in it is the text's."""
+    return pattern.sub(lambda found: re.sub(r"[^\n]", " ", found.group()), text)

@@ -23,10 +23,11 @@ from sandbox.languages import apart
 
 CODEC = (apart.APART / "plain_data.hpp").read_text()
 
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _PREPROCESSOR = re.compile(r"^[ \t]*#[^\n]*", re.MULTILINE)
 # The open header the prompt ends with: `return-type name(parameters) {`.
-_OPEN_HEADER = re.compile(r"(?P<head>[^;{}()]*?)\b(?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^(){};]*)\)\s*\{\s*\Z")
+_OPEN_HEADER = re.compile(
+    r"(?P<head>[^;{}()]*?)\b(?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^(){};]*)\)\s*(?P<brace>\{)\s*\Z"
+)
 _PLAIN_WORDS = frozenset({  # the words of the types served: std's containers of numbers and strings
     "std", "const", "unsigned", "signed", "long", "int", "short", "char", "bool", "float", "double", "size_t",
     "int64_t", "int32_t", "uint64_t", "uint32_t", "string", "vector", "tuple", "pair", "optional", "map",
@@ -55,8 +56,7 @@ class Signature:
 
 def entry_signature(prompt: str) -> Signature | None:
     """The signature of the function the prompt leaves open, when every type in it is plain; else None."""
-    bare = _PREPROCESSOR.sub("", _COMMENTS.sub(" ", prompt))
-    found = _OPEN_HEADER.search(bare)
+    found = _open_header(prompt)
     if found is None:
         return None
     returns = " ".join(_SPECIFIERS.sub("", found["head"]).split())
@@ -67,6 +67,12 @@ def entry_signature(prompt: str) -> Signature | None:
     if (not _plain(returns) and returns != "void") or not all(_plain(p.type) for p in parameters):
         return None
     return Signature(returns, found["name"], parameters)
+
+
+def _open_header(prompt: str) -> re.Match[str] | None:
+    """The header the prompt ends with, found past its comments and preprocessor lines (HumanEval-X's prompts end
+    with a comment inside the open body); its positions are the prompt's."""
+    return _OPEN_HEADER.search(apart.blanked(apart.blanked(prompt), _PREPROCESSOR))
 
 
 def _parameter(text: str) -> Parameter | None:
@@ -135,7 +141,9 @@ int main() {
 def tests_unit(prompt: str, tests: str, signature: Signature) -> str:
     """The tests' translation unit: the prompt, its open header made a declaration and defined as the stub that
     asks the program, then the tests. They say on fd 5 that they all ran once their main has returned."""
-    declaration = prompt.rstrip()[:-1] + ";"  # the prompt ends with the header's `{`
+    header = _open_header(prompt)
+    assert header is not None  # as entry_signature found it
+    declaration = prompt[: header.start("brace")] + ";"
     sent = "".join(f"    judge_plain::put(judge_args, {p.name});\n" for p in signature.parameters)
     copied_back = "".join(
         f"        judge_plain::get(judge_in, {p.name});\n" for p in signature.parameters if p.changed_in_place

@@ -40,7 +40,6 @@ def build_codec(rustc: tuple[str, ...]) -> str:
     )
 
 
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _FN = re.compile(r"\bfn\s+(?P<name>[A-Za-z_]\w*)\s*\(")
 _OPEN_BODY = re.compile(r"\s*(?:->\s*(?P<returns>[^{};]+?))?\s*\{\s*\Z")
 _PLAIN_WORDS = frozenset({  # the words of the types served
@@ -78,7 +77,7 @@ class Signature:
 
 def entry_signature(prompt: str) -> Signature | None:
     """The signature of the function the prompt leaves open, when every type in it is plain; else None."""
-    bare = _COMMENTS.sub(" ", prompt)
+    bare = apart.blanked(prompt)
     header = next(reversed(list(_FN.finditer(bare))), None)
     if header is None:
         return None
