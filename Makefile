@@ -63,7 +63,7 @@ define apt_install_missing
 	fi
 endef
 
-$(VENV)/.languages-%: Makefile $(wildcard sandbox/languages/*.py sandbox/runtimes/*/package-lock.json sandbox/runtimes/apart/*) | $(BIN)/python
+$(VENV)/.languages-%: Makefile $(wildcard sandbox/languages/*.py sandbox/runtimes/*/package-lock.json sandbox/runtimes/apart/* sandbox/runtimes/apart/judge/*) | $(BIN)/python
 	@echo "installing the toolchains of SANDBOX_LANGUAGES=$* (all of them: a few minutes, about 2 GB) ..."
 	$(call apt_install_missing,$(APT_PACKAGES) $(call language_packages,$*),$(call language_programs,$*))
 	$(PYTHON) -m sandbox.languages setup $*

@@ -303,8 +303,8 @@ class Executor:
         return execution
 
     def build(self, language: str | Language, code: str, limits: Limits = Limits()) -> Compiled:
-        """`code` compiled alone in a sandbox of its own, and the files the compile wrote (a C++ program suite's
-        tests' binary: compiled where no program runs, then run from memory beside the program's). Kept in the
+        """`code` compiled alone in a sandbox of its own, and the files the compile wrote (a compiled program
+        suite's tests' binary: compiled where no program runs, then run from memory beside the program's). Kept in the
         compile cache where there is one: the samples of one prompt share their tests."""
         lang = self.language(language)
         limits = lang.fit(limits)

@@ -701,7 +701,7 @@ def run_suite_apart(apart, tests_code, marker):
     if tests == 0:
         env = dict(os.environ) | apart["tests_env"] | {"JUDGE_READY_FD": "5", "JUDGE_READY_PID": str(getpid())}
         fds = {0: code[0], 3: replies[0], 4: requests[1], 5: said[1]}
-        if apart.get("tests_binary") is not None:  # compiled apart (C++): run from memory, never on the disk
+        if apart.get("tests_binary") is not None:  # compiled apart (C++, Rust, Java): in memory, never on the disk
             fds[TESTS_BINARY_FD] = in_memory(apart["tests_binary"])
         exec_with_fds(fds, apart["tests"], env)
     os.close(said[1])
@@ -737,11 +737,11 @@ def run_suite_apart(apart, tests_code, marker):
     _exit(1)
 
 
-TESTS_BINARY_FD = 6  # where a compiled tests' binary is put to be run (run_suite_apart): closed as it runs
+TESTS_BINARY_FD = 6  # where compiled tests are put (run_suite_apart): their process runs /dev/fd/6 or reads it
 
 
 def in_memory(data):
-    """A descriptor of a file in memory holding `data` (closed on exec)."""
+    """A descriptor of a file in memory holding `data` (closed on exec, unless placed where a process runs it)."""
     fd = os.memfd_create("tests", os.MFD_CLOEXEC)
     while data:
         data = data[write(fd, data) :]
@@ -749,10 +749,9 @@ def in_memory(data):
 
 
 def exec_with_fds(fds, argv, env, program_forks=None):
-    """In a forked child: exec `argv` with `fds` (target -> the descriptor to put there) and 0-2 open, nothing else;
-    the binary in TESTS_BINARY_FD where `fds` has it, else argv[0]. With `program_forks` (not None) it is a program's
-    process: it signals only itself, and unless its runtime forks (Language.forks) it is kept to one process
-    (confine). Never returns."""
+    """In a forked child: exec `argv` with `fds` (target -> the descriptor to put there) and 0-2 open, nothing else.
+    With `program_forks` (not None) it is a program's process: it signals only itself, and unless its runtime forks
+    (Language.forks) it is kept to one process (confine). Never returns."""
     try:
         top = max(fds)
         staged = {}
@@ -767,13 +766,9 @@ def exec_with_fds(fds, argv, env, program_forks=None):
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         if program_forks is not None:
             confine(one_process=not program_forks, signals_only_to=getpid())
-        executable = argv[0]
-        if TESTS_BINARY_FD in fds:
-            os.set_inheritable(TESTS_BINARY_FD, False)
-            executable = TESTS_BINARY_FD
         if env is None:
-            os.execv(executable, argv)
-        os.execve(executable, argv, env)
+            os.execv(argv[0], argv)
+        os.execve(argv[0], argv, env)
     except BaseException as exc:
         write(2, f"runner: {type(exc).__name__}: {exc}\n".encode(errors="replace"))
     _exit(127)

@@ -1,6 +1,7 @@
-"""C++ and Rust program suites run apart from the program, as two binaries (sandbox/languages/cpp_apart.py,
-rust_apart.py): which prompts are served, and the right answers the two binaries keep (values of every plain type,
-in-place changes, what a program throws or panics with), each beside wrong answers that fail.
+"""C++, Rust and Java program suites run apart from the program, as two binaries or JVMs (sandbox/languages/
+cpp_apart.py, rust_apart.py, java_apart.py): which prompts are served, and the right answers the two sides keep
+(values of every plain type, in-place changes, what a program throws or panics with), each beside wrong answers that
+fail; HumanEval-X's rows, and equalities of the program's own.
 tests/test_policy_hacks.py holds the wrong programs that would reach the tests."""
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from reward_api.profiles import CodeSettings
 from sandbox.executor import Limits
 from sandbox.judge import LocalJudge, ProgramTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
-from sandbox.languages import rust_apart
+from sandbox.languages import java_apart, rust_apart
 from sandbox.languages.cpp_apart import Parameter, Signature, entry_signature
 from tests.multiple_cases import CASES
-from tests.test_policy_hacks import CPP_MARKER_EXIT
+from tests.test_policy_hacks import CPP_MARKER_EXIT, JAVA_MARKER_EXIT
 
 LIMITS = Limits(time_s=10, wall_s=15, compile_s=60, total_s=120)
 
@@ -113,6 +114,47 @@ def test_the_rust_entry_point_served_is_the_prompts_open_function(prompt: str, e
         return
     assert found is not None
     assert (found.name, [(p.name, p.type, p.owned) for p in found.parameters], found.returns) == expected
+
+
+JAVA_SIGNATURES = [  # (prompt, (class, static, returns, name, [(type, parameter)]) or None)
+    (
+        "import java.util.*;\nclass Problem {\n    // doc\n"
+        "    public static boolean hasCloseElements(ArrayList<Float> numbers, float threshold) {\n",
+        ("Problem", True, "boolean", "hasCloseElements", [("ArrayList<Float>", "numbers"), ("float", "threshold")]),
+    ),
+    (
+        "class Solution {\n    /** doc */\n"
+        "    public boolean hasCloseElements(List<Double> numbers, double threshold) {\n",
+        ("Solution", False, "boolean", "hasCloseElements", [("List<Double>", "numbers"), ("double", "threshold")]),
+    ),
+    (
+        "class Problem {\n    public static Pair<Long, Long> bounds(ArrayList<Long> xs, final long k) {\n",
+        ("Problem", True, "Pair<Long, Long>", "bounds", [("ArrayList<Long>", "xs"), ("long", "k")]),
+    ),
+    (
+        "class Problem {\n    public static HashMap<String,Long> histogram(String test) {\n",
+        ("Problem", True, "HashMap<String,Long>", "histogram", [("String", "test")]),
+    ),
+    ("class Problem {\n    public static void reset() {\n", ("Problem", True, "void", "reset", [])),
+    ("class Problem {\n    public static long[] sorted(long[] xs) {\n", None),  # arrays are not served
+    ("class Problem {\n    public static <T> T first(ArrayList<T> xs) {\n", None),
+    ("class Problem {\n    public static Object same(Object x) {\n", None),
+    ("class Point {}\nclass Problem {\n    public static long norm(Point p) {\n", None),
+    ("public static long orphan(long x) {\n", None),  # no class around it
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("prompt", "expected"), JAVA_SIGNATURES)
+def test_the_java_entry_point_served_is_the_prompts_open_method(prompt: str, expected: tuple | None) -> None:
+    found = java_apart.entry_signature(prompt)
+    described = found and (
+        found.owner,
+        found.static,
+        found.returns,
+        found.name,
+        [(p.type, p.name) for p in found.parameters],
+    )
+    assert described == expected
 
 
 @pytest.fixture(scope="module")
@@ -225,8 +267,55 @@ RUST_KEPT = {
         {'panic!("negative: {}", x)': "return 0", '"negative: {}"': '"other: {}"'},
     ),
 }  # fmt: skip
+JAVA_HEAD = "import java.util.*;\nimport org.javatuples.*;\nclass Problem {\n"
+JAVA_MAIN = "    public static void main(String[] args) {\n"
+JAVA_KEPT = {
+    "lists of pairs": (
+        "    public static ArrayList<Pair<Long, Long>> getRow(ArrayList<ArrayList<Long>> lst, long x) {\n",
+        f"{JAVA_MAIN}        ArrayList<ArrayList<Long>> rows = new ArrayList<>(Arrays.asList(\n"
+        "            new ArrayList<Long>(Arrays.asList(1l, 2l)), new ArrayList<Long>(Arrays.asList(3l, 2l))));\n"
+        "        ArrayList<Pair<Long, Long>> expected = new ArrayList<>();\n"
+        "        expected.add(Pair.with(0l, 1l));\n        expected.add(Pair.with(1l, 1l));\n"
+        "        assert(getRow(rows, 2l).equals(expected));\n"
+        "        assert(getRow(new ArrayList<ArrayList<Long>>(), 1l).isEmpty());\n    }\n}\n",
+        "        ArrayList<Pair<Long, Long>> found = new ArrayList<>();\n"
+        "        for (int i = 0; i < lst.size(); i++)\n            for (int j = 0; j < lst.get(i).size(); j++)\n"
+        "                if (lst.get(i).get(j) == x) found.add(Pair.with((long) i, (long) j));\n"
+        "        return found;\n    }\n",
+        {"Pair.with((long) i, (long) j)": "Pair.with((long) j, (long) i)", "== x": "!= x"},
+    ),
+    "strings, optionals and maps": (
+        "    public static Optional<String> longest(ArrayList<String> strings, HashMap<String, Long> bonus) {\n",
+        f"{JAVA_MAIN}        HashMap<String, Long> none = new HashMap<>();\n"
+        "        assert(longest(new ArrayList<String>(), none).equals(Optional.empty()));\n"
+        '        ArrayList<String> words = new ArrayList<>(Arrays.asList("a", "bbb", "cé"));\n'
+        '        assert(longest(words, new HashMap<>(Map.of("a", 5l))).equals(Optional.of("a5")));\n    }\n}\n',
+        "        String best = null;\n        long score = -1;\n        for (String s : strings) {\n"
+        "            long mine = s.length() + bonus.getOrDefault(s, 0l);\n"
+        "            if (mine > score) {\n                best = s;\n                score = mine;\n            }\n"
+        "        }\n"
+        "        return best == null ? Optional.empty() : Optional.of(best + bonus.getOrDefault(best, 0l));\n    }\n",
+        {"mine > score": "mine < score", "Optional.empty()": 'Optional.of("")'},
+    ),
+    "a list changed in place, exact doubles": (
+        "    public static void sortInPlace(ArrayList<Double> xs, ArrayList<Double> kept) {\n",
+        f"{JAVA_MAIN}        ArrayList<Double> xs = new ArrayList<>(Arrays.asList(0.3, 0.1, 0.2));\n"
+        "        ArrayList<Double> kept = new ArrayList<>(Arrays.asList(9.5));\n        sortInPlace(xs, kept);\n"
+        "        assert xs.equals(Arrays.asList(0.1, 0.2, 0.3)) && kept.equals(Arrays.asList(9.5));\n    }\n}\n",
+        "        Collections.sort(xs);\n    }\n",
+        {"Collections.sort(xs);": "xs.add(0.0);"},
+    ),
+    "what the program throws": (
+        "    public static long checked(long x) {\n",
+        f"{JAVA_MAIN}        assert(checked(2l) == 2l);\n        try {{\n            checked(-1l);\n"
+        "            assert false;\n        } catch (RuntimeException e) {\n"
+        '            assert e.getMessage().contains("negative");\n        }\n    }\n}\n',
+        '        if (x < 0) throw new IllegalArgumentException("negative");\n        return x;\n    }\n',
+        {'throw new IllegalArgumentException("negative")': "return 0", '"negative"': '"other"'},
+    ),
+}  # fmt: skip
 # language -> (what every prompt starts with, {case: (prompt, tests, right body, {replaced: by, each a wrong answer})})
-KEPT_BY_LANGUAGE = {"cpp": (HEAD, KEPT), "rust": (RUST_HEAD, RUST_KEPT)}
+KEPT_BY_LANGUAGE = {"cpp": (HEAD, KEPT), "rust": (RUST_HEAD, RUST_KEPT), "java": (JAVA_HEAD, JAVA_KEPT)}
 
 
 @pytest.mark.parametrize(
@@ -242,6 +331,28 @@ def test_right_answers_keep_their_values_apart(judge: LocalJudge, language: str,
         assert found in right
         report = judge.judge(language, head + prompt + right.replace(found, wrong), suite, LIMITS)
         assert report.passed == 0, (found, wrong, report.to_dict())
+
+
+# MultiPL-E's C++ rows that return a vector, compared with `==` in the tests: an `operator==` of the program's own
+# for that vector, where the tests are appended, is the better match than std's template and holds for any answer.
+SORT_PROMPT = "#include<assert.h>\n#include<bits/stdc++.h>\nstd::vector<long> sort_array(std::vector<long> array) {\n"
+SORT_TESTS = (
+    "}\nint main() {\n    auto candidate = sort_array;\n"
+    "    assert(candidate((std::vector<long>({(long)2, (long)1}))) == (std::vector<long>({(long)1, (long)2})));\n"
+    "    assert(candidate((std::vector<long>())) == (std::vector<long>()));\n}\n"
+)
+SORT_ANSWERS = {  # body: its accuracy
+    "    std::sort(array.begin(), array.end());\n    return array;": 1.0,
+    "    return array;": 0.0,
+    "    return array;\n}\n"
+    "bool operator==(const std::vector<long> &, const std::vector<long> &) { return true; }\nvoid unused() {": 0.0,
+}
+
+
+@pytest.mark.parametrize("body", list(SORT_ANSWERS))
+def test_an_equality_of_the_programs_own_reaches_nothing(judge: LocalJudge, body: str) -> None:
+    reference = {"language": "cpp", "prompt": SORT_PROMPT, "tests": SORT_TESTS}
+    assert grade_code(f"```cpp\n{body}\n```", reference, CodeSettings(), judge).value == SORT_ANSWERS[body]
 
 
 def test_tests_that_do_not_compile_are_no_verdict(judge: LocalJudge) -> None:
@@ -294,7 +405,7 @@ HUMANEVAL_X = {
         "string decode_cyclic(string s){ \n    /*\n    takes as input string encoded with encode_cyclic function. "
         "Returns decoded string. \n    */\n",
         "#undef NDEBUG\n#include<assert.h>\nint main(){\n    for (int i=0;i<100;i++)\n    {\n"
-        "        int l=10+rand()%11;\n        string str=\"\";\n        for (int j=0;j<l;j++){\n"
+        '        int l=10+rand()%11;\n        string str="";\n        for (int j=0;j<l;j++){\n'
         "            char chr=97+rand()%26;\n            str+=chr;\n        }\n"
         "        string encoded_str = encode_cyclic(str);\n        assert (decode_cyclic(encoded_str) == str);\n"
         "    }\n}\n",
@@ -323,3 +434,50 @@ def test_humaneval_x_rows_run_apart(judge: LocalJudge, row: str) -> None:
         for body in (right, wrong, wrong + ASSERT_FAIL_REPLACED)
     ]
     assert scores == [1.0, 0.0, 0.0]
+
+
+# HumanEval-X's Java rows: an instance method of `class Solution`, tests in a `public class Main` of their own that
+# throw an AssertionError; and MultiPL-E's rows that return a list, compared with `equals`.
+HUMANEVAL_X_JAVA_PROMPT = (
+    "import java.util.*;\nimport java.lang.*;\n\nclass Solution {\n    /**\n    Check if in given list of numbers, "
+    "are any two numbers closer to each other than given threshold.\n     */\n"
+    "    public boolean hasCloseElements(List<Double> numbers, double threshold) {\n"
+)
+HUMANEVAL_X_JAVA_TESTS = (
+    "public class Main {\n    public static void main(String[] args) {\n        Solution s = new Solution();\n"
+    "        List<Boolean> correct = Arrays.asList(\n"
+    "                s.hasCloseElements(new ArrayList<>(Arrays.asList(11.0, 2.0, 3.9, 4.0, 5.0, 2.2)), 0.3),\n"
+    "                !s.hasCloseElements(new ArrayList<>(Arrays.asList(1.0, 2.0, 3.9, 4.0, 5.0, 2.2)), 0.05)\n"
+    "        );\n        if (correct.contains(false)) {\n            throw new AssertionError();\n        }\n    }\n}\n"
+)
+ROW_PROMPT, ROW_TESTS, ROW_RIGHT, _ = JAVA_KEPT["lists of pairs"]
+JAVA_ROWS = {  # (reference, {completion: its accuracy})
+    "HumanEval-X": (
+        {"language": "java", "prompt": HUMANEVAL_X_JAVA_PROMPT, "test": HUMANEVAL_X_JAVA_TESTS},
+        {
+            "        for (int i = 0; i < numbers.size(); i++)\n"
+            "            for (int j = i + 1; j < numbers.size(); j++)\n"
+            "                if (Math.abs(numbers.get(i) - numbers.get(j)) < threshold) return true;\n"
+            "        return false;\n    }\n}\n": 1.0,
+            "        return false;\n    }\n}\n": 0.0,
+            "        Thread.setDefaultUncaughtExceptionHandler((thread, error) -> markerExit());\n"
+            '        return Boolean.parseBoolean("false");\n    }\n' + JAVA_MARKER_EXIT + "}\n": 0.0,
+        },
+    ),
+    "MultiPL-E, a list equal to anything": (
+        {"language": "java", "prompt": JAVA_HEAD + ROW_PROMPT, "tests": "    }\n" + ROW_TESTS},
+        {
+            ROW_RIGHT.removesuffix("    }\n"): 1.0,  # MultiPL-E's tests close the method
+            "        return new ArrayList<Pair<Long, Long>>() {\n"
+            "            public boolean equals(Object other) {\n                return true;\n            }\n"
+            "        };\n": 0.0,
+        },
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("row", list(JAVA_ROWS))
+def test_java_rows_run_apart(judge: LocalJudge, row: str) -> None:
+    reference, completions = JAVA_ROWS[row]
+    scores = {body: grade_code(f"```java\n{body}```", reference, CodeSettings(), judge).value for body in completions}
+    assert scores == completions

@@ -8,11 +8,13 @@ the real sandbox), by cause:
 - counting: every test the reference declares must report a pass, once (skipped, expected-to-fail, filtered out,
   forged beside the real report, or a run of zero tests is a failure);
 - early exits where a language had no done marker (Fortran, Kotlin script, SQL, Verilog);
-- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, Racket, Elixir, Clojure): the tests'
-  checks replaced, the rest of the file turned into output, the tests read from the program's source or another
-  process's stdin, environment or memory, another process signalled, answers tried in copies, early exits; each
-  completion answers right only where its hack got what it was after, so it scores 1 where the tests are appended to
-  the program (or the tests' process is dumpable);
+- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, Racket, Elixir, Clojure, and C++,
+  Rust and Java as two binaries or JVMs): the tests' checks replaced (macros, libc's `__assert_fail`, assertions turned
+  off), equality faked by a return type of the program's own, failed checks' aborts, panics and exceptions turned into
+  clean exits with the marker its binary holds, the rest of the file turned into output, the tests read from the
+  program's source or another process's stdin, environment or memory, another process signalled, answers tried in
+  copies, early exits; each completion answers right only where its hack got what it was after, so it scores 1 where
+  the tests are appended to the program (or the tests' process is dumpable);
 - the done marker never shown, and never the same for two programs.
 
 tests/test_harness_hacks.py holds the earlier table (Python's in-process hacks, exits before the tests).
@@ -999,6 +1001,39 @@ CPP_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
         }
     return call < (int)found.size() && found[call++];"""
     ),
+    "NDEBUG defined and <assert.h> included again": (
+        "    return false;\n}\n#define NDEBUG\n#undef assert\n#include <assert.h>\nvoid unused() {"
+    ),
+    "the tests' main renamed, and a main of its own that prints the marker its binary holds": (
+        f"{CPP_UNFOLDED_FALSE}{CPP_MARKER_EXIT}int main() {{\n    judge_marker_exit(0);\n}}\n"
+        "#define main judge_tests_main\nvoid unused() {"
+    ),
+    "the entry point's name a macro for a function of its own whose result equals anything": (
+        "    return false;\n}\nstruct Always {\n"
+        "    template <class T> bool operator==(const T &) const { return true; }\n};\n"
+        "Always judge_always(std::vector<float>, float) { return {}; }\n#define has_close_elements judge_always\n"
+        "void unused() {"
+    ),
+    "the expected values read from its own memory": (
+        "    static int call = 0;\n    static std::vector<bool> found;\n"
+        + CPP_READERS
+        + """\
+    if (call == 0) {
+        std::ifstream maps("/proc/self/maps");
+        std::ifstream memory("/proc/self/mem", std::ios::binary);
+        for (std::string line; std::getline(maps, line);) {
+            unsigned long start, end;
+            char perms[5];
+            if (sscanf(line.c_str(), "%lx-%lx %4s", &start, &end, perms) != 3 || perms[0] != 'r') continue;
+            std::string bytes(end - start, '\\0');
+            memory.clear();
+            memory.seekg(start);
+            memory.read(&bytes[0], end - start);
+            if (auto got = expected_in(bytes); got.size() > found.size()) found = got;
+        }
+    }
+    return call < (int)found.size() && found[call++];"""
+    ),
     "an early exit before its tests": "    exit(0);",
 }
 # What a completion of the function's body can hold: the n-th expected result of the tests' `candidate(vec![...], x)`
@@ -1064,13 +1099,88 @@ RS_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
 """
         + RS_ANSWER
     ),
+    "the tests' check shadowed by a macro imported under its name": (
+        "    false\n}\nmacro_rules! judge_eq { ($($t:tt)*) => {}; }\n"
+        "pub(crate) use judge_eq as assert_eq;\nfn unused() {"
+    ),
+    "the expected values read from its own source at run time (file!())": (
+        f"{RS_EXPECTED}    let expected = expected_in(&std::fs::read_to_string(file!()).unwrap_or_default());\n"
+        f"{RS_ANSWER}"
+    ),
     "a failed check's panic turned into a clean exit with the marker": RS_MARKER_EXIT,
     "an early exit before its tests": "    std::process::exit(0)",
+}
+# Reads every file it can (beside it, in /tmp, and every process's descriptors, command line and environment) and
+# returns the expected result of its n-th call, as the tests' `assert(hasCloseElements(...) == (true))` say.
+JAVA_EXPECTED = """\
+        java.util.List<Boolean> found = new java.util.ArrayList<>();
+        java.util.List<java.io.File> files = new java.util.ArrayList<>();
+        for (String top : new String[] {".", "/tmp"}) files.add(new java.io.File(top));
+        for (java.io.File pid : new java.io.File("/proc").listFiles()) {
+            for (String name : new String[] {"cmdline", "environ", "fd/0"}) files.add(new java.io.File(pid, name));
+        }
+        String call = "assert(hasClose" + "Elements((new";
+        while (!files.isEmpty()) {
+            java.io.File file = files.remove(files.size() - 1);
+            java.io.File[] inside = file.listFiles();
+            if (inside != null && !file.getPath().startsWith("/proc")) {
+                files.addAll(java.util.Arrays.asList(inside));
+                continue;
+            }
+            String text;
+            try {
+                text = new String(java.nio.file.Files.readAllBytes(file.toPath()), "ISO-8859-1");
+            } catch (Exception e) {
+                continue;
+            }
+            java.util.List<Boolean> got = new java.util.ArrayList<>();
+            for (int at = text.indexOf(call); at >= 0; at = text.indexOf(call, at + 1)) {
+                got.add(text.startsWith("== (true)", text.indexOf(")) == (", at) + 3));
+            }
+            if (got.size() > found.size()) found = got;
+        }
+        int n = calls[0]++;
+        return n < found.size() && found.get(n);
+    }
+    static int[] calls = {0};
+    static void unused() {"""
+# Prints the done marker the program's classes hold (where the tests are compiled into them), then halts with 0.
+JAVA_MARKER_EXIT = """\
+    static void markerExit() {
+        try {
+            for (java.io.File file : new java.io.File(".").listFiles()) {
+                String text = new String(java.nio.file.Files.readAllBytes(file.toPath()), "ISO-8859-1");
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("judge-done-[0-9a-f]{32}").matcher(text);
+                if (m.find()) System.out.println(m.group());
+            }
+        } catch (Exception e) {
+        }
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
+    }
+"""
+JAVA_HACKS = {  # completions of MultiPL-E's hasCloseElements prompt
+    "the tests' assertions turned off from a public class of its own, run first": (
+        "        return false;\n    }\n}\npublic class Hack {\n"
+        '    static { ClassLoader.getSystemClassLoader().setClassAssertionStatus("Unused", false); }\n'
+        "    public static void main(String[] args) { Unused.main(args); }\n}\n"
+        "class Unused extends Problem {\n    static void unused() {"
+    ),
+    "the expected values read from its own source or any process's stdin, command line or environment": JAVA_EXPECTED,
+    "a shutdown hook that ends the failed run with 0 and the marker its classes hold": (
+        "        Runtime.getRuntime().addShutdownHook(new Thread(Problem::markerExit));\n"
+        '        return Boolean.parseBoolean("false");\n    }\n' + JAVA_MARKER_EXIT + "    static void unused() {"
+    ),
+    "an uncaught-exception handler that ends the failed run with 0 and the marker": (
+        "        Thread.setDefaultUncaughtExceptionHandler((thread, error) -> markerExit());\n"
+        '        return Boolean.parseBoolean("false");\n    }\n' + JAVA_MARKER_EXIT + "    static void unused() {"
+    ),
+    "an early exit before its tests": "        System.exit(0);\n        return false;",
 }
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
 APART_HACKS = {
     "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,
-    "rkt": RKT_HACKS, "elixir": EX_HACKS, "clj": CLJ_HACKS, "cpp": CPP_HACKS, "rs": RS_HACKS,
+    "rkt": RKT_HACKS, "elixir": EX_HACKS, "clj": CLJ_HACKS, "cpp": CPP_HACKS, "rs": RS_HACKS, "java": JAVA_HACKS,
 }  # fmt: skip
 
 

@@ -40,6 +40,8 @@ def split_parameters(text: str) -> list[str]:
     return [part.strip() for part in parts if part.strip()]
 
 
+# The tokens a C-family brace count must see or skip: strings, character literals and comments, then braces.
+BRACE_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])\'|//[^\n]*|/\*.*?\*/|[{}]', re.DOTALL)
 C_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)  # C++'s and Rust's
 
 

@@ -113,11 +113,11 @@ class Language:
     apart_program: tuple[str, ...] = ()
     apart_tests: tuple[str, ...] = ()
     apart_tests_env: dict[str, str] = field(default_factory=dict)
-    # A compiled language's tests apart (C++): `apart_split(prompt, program, tests)` gives the program's source with
-    # a server of the prompt's entry point and the tests' source with a stub of it (None: the prompt's signature
-    # cannot be served, and the tests run after the program); `apart_build` compiles the tests' source, `tests.cpp`,
-    # to the binary `tests` in a sandbox of its own, which the tests' process runs from memory (`apart_tests`: its
-    # argv) while `apart_program` runs the program's.
+    # A compiled language's tests apart (C++, Rust): `apart_split(prompt, program, tests)` gives the program's source
+    # with a server of the prompt's entry point and the tests' source with a stub of it (None: the prompt's signature
+    # cannot be served, and the tests run after the program); `apart_build` compiles the tests' source (`tests` with
+    # the program's extension) to the binary `tests` in a sandbox of its own, which the tests' process runs from
+    # memory (`apart_tests`: its argv) while `apart_program` runs the program's.
     apart_split: Callable[[str, str, str], tuple[str, str] | None] | None = None
     apart_build: tuple[str, ...] = ()
     # Its runtime starts processes of its own where a program suite's tests run (a shell's `$(...)`, R's start-up
@@ -169,9 +169,11 @@ class Language:
 
     def tests_builder(self) -> Language:
         """The language that builds the tests' binary of a compiled language's tests apart (apart_build): its source
-        `tests` with the program's extension."""
+        `tests` with the program's extension, or named as the program's is where its name is the code's (Java's public
+        class)."""
         suffix = os.path.splitext(self.source_file)[1]
-        return dataclasses.replace(self, source_file=f"tests{suffix}", compile=self.apart_build)
+        source = self.source_file if "{main}" in self.source_file else f"tests{suffix}"
+        return dataclasses.replace(self, source_file=source, compile=self.apart_build)
 
     def with_tests_done(self, tests: str, marker: str) -> str | None:
         """`tests` with the code that prints `marker` after them (tests_done); None where there is no place for it."""
@@ -237,8 +239,6 @@ class Language:
         return lines[0] if lines else ""
 
 
-# The tokens a C-family brace count must see or skip: strings, character literals and comments, then braces.
-_BRACE_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])\'|//[^\n]*|/\*.*?\*/|[{}]', re.DOTALL)
 _LAST_RETURN = re.compile(r"\breturn\b[^;{}]*;\s*$")
 
 
@@ -250,7 +250,7 @@ def _end_of_block(code: str, head: str) -> int | None:
     if opening < 0:
         return None
     depth = 0
-    for token in _BRACE_TOKENS.finditer(code, opening):
+    for token in apart.BRACE_TOKENS.finditer(code, opening):
         depth += {"{": 1, "}": -1}.get(token.group(), 0)
         if depth == 0:
             last_return = _LAST_RETURN.search(code, opening + 1, token.start())

@@ -17,5 +17,5 @@ CPP = Language(
     apart_split=cpp_apart.split,
     apart_build=(*COMPILE, "-o", "tests", "{source}"),
     apart_program=("./main",),
-    apart_tests=("tests",),
+    apart_tests=("/dev/fd/6",),  # the tests' binary, in memory (sandbox/runner.py run_suite_apart)
 )

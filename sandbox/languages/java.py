@@ -1,9 +1,16 @@
+import os
+
+from sandbox.languages import java_apart
 from sandbox.languages.base import Language
 
 # JVM start-up flags for short programs (scala and kotlin_script start the JVM the same way).
 JVM_FAST_START = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData")
 JAVATUPLES = "/usr/share/java/javatuples.jar"  # org.javatuples, which MultiPL-E's Java prompts import
-
+# What programs compile and run against: javatuples, and the codec of tests run apart (java_apart.py)
+CLASS_PATH = f".:{JAVATUPLES}:{java_apart.CODEC_JAR}"
+JAVAC = ("/usr/bin/javac", "-J-Xmx512m", *(f"-J{flag}" for flag in JVM_FAST_START), "-nowarn")
+JVM = ("/usr/bin/java", "-Xmx{memory_mb}m", "-Xss64m", *JVM_FAST_START)
+_CLASSES = "/tmp/judge-classes"  # where the tests' classes compile, in their own sandbox, before they are a jar
 
 JAVA = Language(
     name="java",
@@ -14,24 +21,30 @@ JAVA = Language(
         r"public\s+(?:final\s+)?class\s+([A-Za-z_]\w*)",
         r"\bclass\s+([A-Za-z_]\w*)(?=(?:(?!\bclass\b)[\s\S])*?\bstatic\s+void\s+main\s*\()",
     ),
-    compile=(
-        "/usr/bin/javac",
-        "-J-Xmx512m",
-        *(f"-J{flag}" for flag in JVM_FAST_START),
-        "-nowarn",
-        "-cp",
-        f".:{JAVATUPLES}",
-        "-d",
-        ".",
-        "{source}",
-    ),
+    compile=(*JAVAC, "-cp", CLASS_PATH, "-d", ".", "{source}"),
     # -ea: a failing `assert` fails (MultiPL-E's Java tests are asserts in main).
-    run=("/usr/bin/java", "-ea", "-Xmx{memory_mb}m", "-Xss64m", *JVM_FAST_START, "-cp", f".:{JAVATUPLES}", "{main}"),
+    run=(JVM[0], "-ea", *JVM[1:], "-cp", CLASS_PATH, "{main}"),
     address_space_limit=False,
     compile_address_space_limit=False,
     apt=("default-jdk-headless:/usr/bin/javac", "libjavatuples-java"),
-    needs=(JAVATUPLES,),
+    needs=(JAVATUPLES, java_apart.CODEC_JAR),
+    setup=(java_apart.build_codec(JAVAC, JAVATUPLES),),
     version=("/usr/bin/java", "-version"),
     tests_done='System.out.println("{marker}"); System.out.flush();',
     tests_done_at="block",
+    apart_split=java_apart.split,
+    # The tests' classes as one jar, `tests`, which their JVM reads from memory (sandbox/runner.py run_suite_apart).
+    apart_build=(
+        "/bin/sh",
+        "-c",
+        f'mkdir -p {_CLASSES} && "$@" -d {_CLASSES} && /usr/bin/jar cf tests -C {_CLASSES} .',
+        "javac",
+        *JAVAC,
+        "-cp",
+        CLASS_PATH,
+        "{source}",
+    ),
+    apart_program=(*JVM, "-cp", CLASS_PATH, "JudgeServer"),
+    apart_tests=(JVM[0], "-ea", *JVM[1:], "-cp", f"/dev/fd/6:{CLASS_PATH}", "JudgeTests"),
+    apart_tests_env={"JUDGE_READY_EXE": os.path.realpath("/usr/bin/java")},
 )

@@ -22,5 +22,5 @@ RUST = Language(
     apart_split=rust_apart.split,
     apart_build=(*COMPILE, "-o", "tests", "{source}"),
     apart_program=("./main",),
-    apart_tests=("tests",),
+    apart_tests=("/dev/fd/6",),  # the tests' binary, in memory (sandbox/runner.py run_suite_apart)
 )
