@@ -119,7 +119,7 @@ def program_unit(program: str, signature: Signature) -> str:
     """The program's crate: the program, then the server of its entry point and the codec."""
     taken = "".join(
         f"    let mut judge_arg_{i}: {p.owned} =\n"
-        "        judge_plain::Take::take(&mut judge_in).unwrap_or_else(|_| judge_refused());\n"
+        "        judge_plain::Take::take(&mut judge_in).unwrap_or_else(|_| judge_plain::refused());\n"
         for i, p in enumerate(signature.parameters)
     )
     call = f"{signature.name}({', '.join(f'{p.passed_as}judge_arg_{i}' for i, p in enumerate(signature.parameters))})"
@@ -134,7 +134,7 @@ def program_unit(program: str, signature: Signature) -> str:
         "fn judge_answer(judge_request: &[u8]) -> Vec<u8> {\n"
         "    let mut judge_in = judge_plain::Reader::new(judge_request);\n"
         f"{taken}"
-        "    judge_in.finish().unwrap_or_else(|_| judge_refused());\n"
+        "    judge_in.finish().unwrap_or_else(|_| judge_plain::refused());\n"
         f"    let judge_result: {signature.returns or '()'} = {call};\n"
         "    let mut judge_out = vec![0u8];\n"
         "    judge_plain::Put::put(&judge_result, &mut judge_out);\n"
@@ -143,28 +143,8 @@ def program_unit(program: str, signature: Signature) -> str:
 
 
 _SERVE = """
-fn judge_refused() -> ! {
-    panic!("the tests sent a request that is not the declared arguments");
-}
-
 fn main() {
-    while let Some(request) = judge_plain::read_message(3) {
-        let reply = match std::panic::catch_unwind(|| judge_answer(&request)) {
-            Ok(reply) => reply,
-            Err(panic) => {
-                let what = panic.downcast_ref::<&str>().map(|s| s.to_string());
-                let what = what.or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
-                let mut reply = vec![1u8];
-                judge_plain::Put::put(&what, &mut reply);
-                reply
-            }
-        };
-        use std::io::Write;
-        let _ = std::io::stdout().flush();
-        if !judge_plain::write_message(4, &reply) {
-            break;
-        }
-    }
+    judge_plain::serve(judge_answer);
 }
 """
 
@@ -176,57 +156,29 @@ def tests_unit(prompt: str, tests: str, signature: Signature) -> str | None:
         return None
     sent = "".join(f"    judge_plain::Put::put(&{p.name}, &mut judge_args);\n" for p in signature.parameters)
     copied_back = "".join(
-        f"    *{p.name} = judge_plain::Take::take(&mut judge_in).unwrap_or_else(|_| judge_refuse());\n"
+        f"    *{p.name} = judge_plain::Take::take(&mut judge_in).unwrap_or_else(|_| judge_plain::refuse());\n"
         for p in signature.parameters
         if p.passed_as == "&mut "
     )
     stub = (
         "    let mut judge_args = Vec::new();\n"
         f"{sent}"
-        "    let judge_reply = judge_ask(&judge_args);\n"
+        "    let judge_reply = judge_plain::ask(&judge_args);\n"
         "    let mut judge_in = judge_plain::Reader::new(&judge_reply);\n"
         f"    let judge_result: {signature.returns or '()'} =\n"
-        "        judge_plain::Take::take(&mut judge_in).unwrap_or_else(|_| judge_refuse());\n"
+        "        judge_plain::Take::take(&mut judge_in).unwrap_or_else(|_| judge_plain::refuse());\n"
         f"{copied_back}"
-        "    judge_in.finish().unwrap_or_else(|_| judge_refuse());\n"
+        "    judge_in.finish().unwrap_or_else(|_| judge_plain::refuse());\n"
         "    judge_result\n}\n"
     )
     renamed = _TESTS_MAIN.sub("fn judge_tests_main()", tests)
-    return f"{prompt}{stub}{renamed}\n{_USE_CODEC}{_ASK}"
+    return f"{prompt}{stub}{renamed}\n{_USE_CODEC}{_MAIN}"
 
 
-_ASK = """
-fn judge_refuse() -> ! {
-    eprintln!("the program's reply is not a value of the declared type");
-    std::process::exit(1);
-}
-
-// The program's reply to a call: its value's bytes; where it panicked, so do the tests.
-fn judge_ask(arguments: &[u8]) -> Vec<u8> {
-    let reply = if judge_plain::write_message(4, arguments) { judge_plain::read_message(3) } else { None };
-    let reply = match reply {
-        Some(reply) if !reply.is_empty() => reply,
-        _ => {
-            eprintln!("the program ended before its tests did");
-            std::process::exit(1);
-        }
-    };
-    match reply[0] {
-        0 => reply[1..].to_vec(),
-        1 => {
-            let mut input = judge_plain::Reader::new(&reply[1..]);
-            let what: String = judge_plain::Take::take(&mut input).unwrap_or_default();
-            panic!("the program panicked: {what}");
-        }
-        _ => judge_refuse(),
-    }
-}
-
+_MAIN = """
 fn main() {
     judge_tests_main();
-    if !judge_plain::write_raw(5, b"done") {
-        std::process::exit(1);
-    }
+    judge_plain::tests_done();
 }
 """
 

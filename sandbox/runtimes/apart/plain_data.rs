@@ -244,6 +244,68 @@ pub fn read_message(fd: i32) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-pub fn write_raw(fd: i32, bytes: &[u8]) -> bool {
+fn write_raw(fd: i32, bytes: &[u8]) -> bool {
     ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) }).write_all(bytes).is_ok()
+}
+
+// --- the program's side: its server ------------------------------------------------------------------------------
+
+pub fn refused() -> ! {
+    panic!("the tests sent a request that is not the declared arguments");
+}
+
+/// Answers each request on fd 3 with `answer`'s reply on fd 4, until the tests are done; where the program panicked,
+/// the reply says so with its message.
+pub fn serve(answer: fn(&[u8]) -> Vec<u8>) {
+    while let Some(request) = read_message(3) {
+        let reply = match std::panic::catch_unwind(|| answer(&request)) {
+            Ok(reply) => reply,
+            Err(panic) => {
+                let what = panic.downcast_ref::<&str>().map(|s| s.to_string());
+                let what = what.or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+                let mut reply = vec![1u8];
+                what.put(&mut reply);
+                reply
+            }
+        };
+        let _ = std::io::stdout().flush();
+        if !write_message(4, &reply) {
+            break;
+        }
+    }
+}
+
+// --- the tests' side -----------------------------------------------------------------------------------------------
+
+pub fn refuse() -> ! {
+    eprintln!("the program's reply is not a value of the declared type");
+    std::process::exit(1);
+}
+
+/// The program's reply to a call: its value's bytes; where it panicked, so do the tests.
+pub fn ask(arguments: &[u8]) -> Vec<u8> {
+    let reply = if write_message(4, arguments) { read_message(3) } else { None };
+    let reply = match reply {
+        Some(reply) if !reply.is_empty() => reply,
+        _ => {
+            eprintln!("the program ended before its tests did");
+            std::process::exit(1);
+        }
+    };
+    match reply[0] {
+        0 => reply[1..].to_vec(),
+        1 => {
+            let what = String::take(&mut Reader::new(&reply[1..])).unwrap_or_default();
+            panic!("the program panicked: {}", what);
+        }
+        _ => refuse(),
+    }
+}
+
+/// Says on fd 5 that the tests' main returned: they all ran.
+pub fn tests_done() {
+    let _ = std::io::stdout().flush();
+    if !write_raw(5, b"done") {
+        std::process::exit(1);
+    }
 }
