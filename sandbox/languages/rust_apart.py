@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from sandbox.languages import apart
 
-# The codec, built once as the library `judge_codec` by `make languages` (named by its source's digest) and linked
-# into both crates: compiled into each program it cost ~0.3 s of rustc a program.
+# The codec, the server's loop and the tests' ask: built once as the library `judge_codec` by `make languages` (named
+# by its source's digest) and linked into both crates; compiled into each program they cost ~0.3 s of rustc a program.
 _CODEC_SOURCE = apart.APART / "plain_data.rs"
 CODEC_LIBRARY = (
     f"/usr/local/lib/reward-sandbox/libjudge_codec-{hashlib.sha256(_CODEC_SOURCE.read_bytes()).hexdigest()[:12]}.rlib"
