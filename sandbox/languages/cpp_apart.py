@@ -17,7 +17,7 @@ run after the program as before (sandbox/judge.py).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sandbox.languages import apart
 
@@ -52,6 +52,7 @@ class Signature:
     returns: str
     name: str
     parameters: tuple[Parameter, ...]
+    opens_at: int = field(default=0, compare=False)  # where the prompt's open header's `{` is
 
 
 def entry_signature(prompt: str) -> Signature | None:
@@ -66,7 +67,7 @@ def entry_signature(prompt: str) -> Signature | None:
         return None
     if (not _plain(returns) and returns != "void") or not all(_plain(p.type) for p in parameters):
         return None
-    return Signature(returns, found["name"], parameters)
+    return Signature(returns, found["name"], parameters, found.start("brace"))
 
 
 def _open_header(prompt: str) -> re.Match[str] | None:
@@ -141,9 +142,7 @@ int main() {
 def tests_unit(prompt: str, tests: str, signature: Signature) -> str:
     """The tests' translation unit: the prompt, its open header made a declaration and defined as the stub that
     asks the program, then the tests. They say on fd 5 that they all ran once their main has returned."""
-    header = _open_header(prompt)
-    assert header is not None  # as entry_signature found it
-    declaration = prompt[: header.start("brace")] + ";"
+    declaration = prompt[: signature.opens_at] + ";"
     sent = "".join(f"    judge_plain::put(judge_args, {p.name});\n" for p in signature.parameters)
     copied_back = "".join(
         f"        judge_plain::get(judge_in, {p.name});\n" for p in signature.parameters if p.changed_in_place
