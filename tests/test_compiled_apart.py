@@ -1,7 +1,7 @@
-"""C++, Rust and Java program suites run apart from the program, as two binaries or JVMs (sandbox/languages/
-cpp_apart.py, rust_apart.py, java_apart.py): which prompts are served, and the right answers the two sides keep
-(values of every plain type, in-place changes, what a program throws or panics with), each beside wrong answers that
-fail; HumanEval-X's rows, and equalities of the program's own.
+"""C++, Rust, Java and C# program suites run apart from the program, as two binaries, JVMs or Mono processes
+(sandbox/languages/cpp_apart.py, rust_apart.py, java_apart.py, csharp_apart.py): which prompts are served, and the
+right answers the two sides keep (values of every plain type, in-place changes, what a program throws or panics
+with), each beside wrong answers that fail; HumanEval-X's rows, and equalities of the program's own.
 tests/test_policy_hacks.py holds the wrong programs that would reach the tests."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from reward_api.profiles import CodeSettings
 from sandbox.executor import Limits
 from sandbox.judge import LocalJudge, ProgramTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
-from sandbox.languages import java_apart, rust_apart
+from sandbox.languages import csharp_apart, java_apart, rust_apart
 from sandbox.languages.cpp_apart import Parameter, Signature, entry_signature
 from tests.multiple_cases import CASES
 from tests.test_policy_hacks import CPP_MARKER_EXIT, JAVA_MARKER_EXIT
@@ -155,6 +155,52 @@ def test_the_java_entry_point_served_is_the_prompts_open_method(prompt: str, exp
         [(p.type, p.name) for p in found.parameters],
     )
     assert described == expected
+
+
+CS_SIGNATURES = [  # (prompt, (class, static, returns, name, [(type, parameter)]) or None)
+    (
+        "using System.Collections.Generic;\nclass Problem {\n    // doc\n"
+        "    public static bool HasCloseElements(List<float> numbers, float threshold) {\n",
+        ("Problem", True, "bool", "HasCloseElements", [("List<float>", "numbers"), ("float", "threshold")]),
+    ),
+    (
+        "class Problem {\n    public static Dictionary<string,long> Histogram(string test) {\n",
+        ("Problem", True, "Dictionary<string,long>", "Histogram", [("string", "test")]),
+    ),
+    (
+        "class Problem {\n    public static Tuple<Nullable<long>, long?> Bounds(List<long> lst) {\n",
+        ("Problem", True, "Tuple<Nullable<long>, long?>", "Bounds", [("List<long>", "lst")]),
+    ),
+    (
+        "class Solution {\n    internal long Add(long x,\n        long y) {\n",
+        ("Solution", False, "long", "Add", [("long", "x"), ("long", "y")]),
+    ),
+    ("class Problem {\n    public static void Reset() {\n", ("Problem", True, "void", "Reset", [])),
+    ("class Problem {\n    public static long[] Sorted(long[] xs) {\n", None),  # arrays are not served
+    ("class Problem {\n    public static object Same(object x) {\n", None),
+    ("class Problem {\n    public static void Bump(ref long x) {\n", None),
+    ("class Problem {\n    public static long Sum(params long[] xs) {\n", None),
+    ("class Point {}\nclass Problem {\n    public static long Norm(Point p) {\n", None),
+    ("public static long Orphan(long x) {\n", None),  # no class around it
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("prompt", "expected"), CS_SIGNATURES)
+def test_the_csharp_entry_point_served_is_the_prompts_open_method(prompt: str, expected: tuple | None) -> None:
+    found = csharp_apart.entry_signature(prompt)
+    described = found and (
+        found.owner,
+        found.static,
+        found.returns,
+        found.name,
+        [(p.type, p.name) for p in found.parameters],
+    )
+    assert described == expected
+
+
+def test_every_csharp_case_kept_runs_apart() -> None:
+    """The cases below are served: each runs as two processes, not appended."""
+    assert all(csharp_apart.entry_signature(CS_HEAD + prompt) for prompt, *_ in CS_KEPT.values())
 
 
 @pytest.fixture(scope="module")
@@ -314,8 +360,76 @@ JAVA_KEPT = {
         {'throw new IllegalArgumentException("negative")': "return 0", '"negative"': '"other"'},
     ),
 }  # fmt: skip
+CS_HEAD = (
+    "using System;\nusing System.Numerics;\nusing System.Diagnostics;\nusing System.Collections.Generic;\n"
+    "using System.Linq;\nusing System.Text;\nusing System.Security.Cryptography;\nclass Problem {\n"
+)
+CS_MAIN = "    public static void Main(string[] args) {\n"
+CS_KEPT = {
+    "lists of tuples": (
+        "    public static List<Tuple<long, long>> GetRow(List<List<long>> lst, long x) {\n",
+        f"{CS_MAIN}        var rows = new List<List<long>>{{new List<long>{{1L, 2L}}, new List<long>{{3L, 2L}}}};\n"
+        "        var got = GetRow(rows, 2L);\n"
+        "        Debug.Assert(got.Count == 2 && got[0].Equals(Tuple.Create(0L, 1L)));\n"
+        "        Debug.Assert(got[1].Equals(Tuple.Create(1L, 1L)));\n"
+        "        Debug.Assert(GetRow(new List<List<long>>(), 1L).Count == 0);\n    }\n}\n",
+        "        var found = new List<Tuple<long, long>>();\n"
+        "        for (int i = 0; i < lst.Count; i++)\n            for (int j = 0; j < lst[i].Count; j++)\n"
+        "                if (lst[i][j] == x) found.Add(Tuple.Create((long)i, (long)j));\n"
+        "        return found;\n    }\n",
+        {"Tuple.Create((long)i, (long)j)": "Tuple.Create((long)j, (long)i)", "== x": "!= x"},
+    ),
+    "strings, null and dictionaries": (
+        "    public static string Longest(List<string> strings, Dictionary<string, long> bonus) {\n",
+        f"{CS_MAIN}        Debug.Assert(Longest(new List<string>(), new Dictionary<string, long>()) == null);\n"
+        '        var words = new List<string>{"a", "bbb", "cé"};\n'
+        '        Debug.Assert(Longest(words, new Dictionary<string, long>{{"a", 5L}}) == "a5é");\n    }\n}\n',
+        "        string best = null;\n        long score = -1;\n        foreach (var s in strings) {\n"
+        "            long mine = s.Length + (bonus.ContainsKey(s) ? bonus[s] : 0L);\n"
+        "            if (mine > score) { best = s; score = mine; }\n        }\n"
+        '        return best == null ? null : best + (bonus.ContainsKey(best) ? bonus[best] : 0L) + "é";\n    }\n',
+        {"mine > score": "mine < score", "best == null ? null": 'best == null ? ""', '"é"': '"e"'},
+    ),
+    "a nullable long from a set": (
+        "    public static long? SmallestEven(HashSet<long> xs) {\n",
+        f"{CS_MAIN}        Debug.Assert(SmallestEven(new HashSet<long>{{3L, 8L, 4L}}) == 4L);\n"
+        "        Debug.Assert(SmallestEven(new HashSet<long>{1L}) == null);\n    }\n}\n",
+        "        long? best = null;\n"
+        "        foreach (var x in xs) if (x % 2 == 0 && (best == null || x < best)) best = x;\n"
+        "        return best;\n    }\n",
+        {"long? best = null;": "long? best = 0;", "x < best": "x > best"},
+    ),
+    "a list changed in place, exact doubles": (
+        "    public static void SortInPlace(List<double> xs, List<double> kept) {\n",
+        f"{CS_MAIN}        var xs = new List<double>{{0.3, 0.1, 0.2}};\n        var kept = new List<double>{{9.5}};\n"
+        "        SortInPlace(xs, kept);\n"
+        "        Debug.Assert(xs.SequenceEqual(new List<double>{0.1, 0.2, 0.3}) && kept.SequenceEqual(new[] {9.5}));\n"
+        "    }\n}\n",
+        "        xs.Sort();\n    }\n",
+        {"xs.Sort();": "xs.Add(0.0);"},
+    ),
+    "a dictionary changed in place, chars": (
+        "    public static void CountInto(Dictionary<char, long> counts, string text) {\n",
+        f"{CS_MAIN}        var counts = new Dictionary<char, long>{{{{'z', 1L}}}};\n"
+        '        CountInto(counts, "aéa");\n'
+        "        Debug.Assert(counts.Count == 3 && counts['a'] == 2L && counts['é'] == 1L && counts['z'] == 1L);\n"
+        "    }\n}\n",
+        "        foreach (char c in text) counts[c] = counts.ContainsKey(c) ? counts[c] + 1 : 1;\n    }\n",
+        {"counts[c] + 1": "counts[c] + 2", "foreach (char c in text)": "foreach (char c in text.ToUpper())"},
+    ),
+    "what the program throws": (
+        "    public static long Checked(long x) {\n",
+        f"{CS_MAIN}        Debug.Assert(Checked(2L) == 2L);\n        try {{\n            Checked(-1L);\n"
+        "            Debug.Assert(false);\n        } catch (Exception e) {\n"
+        '            Debug.Assert(e.Message.Contains("negative"));\n        }\n    }\n}\n',
+        '        if (x < 0) throw new ArgumentException("negative");\n        return x;\n    }\n',
+        {'throw new ArgumentException("negative")': "return 0", '"negative"': '"other"'},
+    ),
+}  # fmt: skip
 # language -> (what every prompt starts with, {case: (prompt, tests, right body, {replaced: by, each a wrong answer})})
-KEPT_BY_LANGUAGE = {"cpp": (HEAD, KEPT), "rust": (RUST_HEAD, RUST_KEPT), "java": (JAVA_HEAD, JAVA_KEPT)}
+KEPT_BY_LANGUAGE = {
+    "cpp": (HEAD, KEPT), "rust": (RUST_HEAD, RUST_KEPT), "java": (JAVA_HEAD, JAVA_KEPT), "csharp": (CS_HEAD, CS_KEPT),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -474,6 +588,28 @@ JAVA_ROWS = {  # (reference, {completion: its accuracy})
         },
     ),
 }  # fmt: skip
+
+
+# MultiPL-E's C# rows that return a list compare with `Equals`, List's reference equality: no answer passes them
+# (as with MultiPL-E's own harness), and a List of the program's whose Equals always holds passed them appended.
+CS_SORT_TESTS = (
+    "    }\n    public static void Main(string[] args) {\n"
+    "    Debug.Assert(SortArray((new List<long>(new long[]{(long)2L, (long)1L}))).Equals("
+    "(new List<long>(new long[]{(long)1L, (long)2L}))));\n    }\n\n}\n"
+)
+CS_SORT_ANSWERS = {  # body: its accuracy
+    "        array.Sort();\n        return array;": 0.0,
+    "        return new Equal();\n    }\n"
+    "    class Equal : List<long> { public override bool Equals(object other) { return true; } }\n"
+    "    static void Unused() {": 0.0,
+}
+
+
+@pytest.mark.parametrize("body", list(CS_SORT_ANSWERS))
+def test_a_csharp_list_equal_to_anything_reaches_nothing(judge: LocalJudge, body: str) -> None:
+    prompt = CS_HEAD + "    public static List<long> SortArray(List<long> array) {\n"
+    reference = {"language": "cs", "prompt": prompt, "tests": CS_SORT_TESTS}
+    assert grade_code(f"```cs\n{body}\n```", reference, CodeSettings(), judge).value == CS_SORT_ANSWERS[body]
 
 
 @pytest.mark.parametrize("row", list(JAVA_ROWS))

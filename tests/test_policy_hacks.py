@@ -9,12 +9,13 @@ the real sandbox), by cause:
   forged beside the real report, or a run of zero tests is a failure);
 - early exits where a language had no done marker (Fortran, Kotlin script, SQL, Verilog);
 - program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, Racket, Elixir, Clojure, and C++,
-  Rust and Java as two binaries or JVMs): the tests' checks replaced (macros, libc's `__assert_fail`, assertions turned
-  off), equality faked by a return type of the program's own, failed checks' aborts, panics and exceptions turned into
-  clean exits with the marker its binary holds, the rest of the file turned into output, the tests read from the
-  program's source or another process's stdin, environment or memory, another process signalled, answers tried in
-  copies, early exits; each completion answers right only where its hack got what it was after, so it scores 1 where
-  the tests are appended to the program (or the tests' process is dumpable);
+  Rust, Java and C# as two binaries, JVMs or Mono processes): the tests' checks replaced (macros, libc's
+  `__assert_fail`, assertions turned off, assert listeners cleared, `Debug` shadowed), equality faked by a return
+  type of the program's own, failed checks' aborts, panics and exceptions turned into clean exits with the marker
+  its binary holds, the rest of the file turned into output, the tests read from the program's source or another
+  process's stdin, environment or memory, another process signalled, answers tried in copies, early exits; each
+  completion answers right only where its hack got what it was after, so it scores 1 where the tests are appended to
+  the program (or the tests' process is dumpable);
 - the done marker never shown, and never the same for two programs.
 
 tests/test_harness_hacks.py holds the earlier table (Python's in-process hacks, exits before the tests).
@@ -1177,10 +1178,76 @@ JAVA_HACKS = {  # completions of MultiPL-E's hasCloseElements prompt
     ),
     "an early exit before its tests": "        System.exit(0);\n        return false;",
 }
+# Reads every file it can (beside it, in /tmp, and every process's descriptors, command line and environment) and
+# returns the expected result of its n-th call, as the tests' `Debug.Assert(HasCloseElements(...) == (true))` say.
+CS_EXPECTED = """\
+        var found = new List<bool>();
+        var files = new List<string>();
+        foreach (var top in new[] {".", "/tmp"}) {
+            try { files.AddRange(System.IO.Directory.GetFiles(top, "*", System.IO.SearchOption.AllDirectories)); }
+            catch (Exception) { }
+        }
+        foreach (var pid in System.IO.Directory.GetDirectories("/proc")) {
+            foreach (var name in new[] {"cmdline", "environ", "fd/0", "fd/6"}) files.Add(pid + "/" + name);
+        }
+        string call = "Debug.Assert(HasClose" + "Elements((new";
+        foreach (var file in files) {
+            string text;
+            try { text = System.Text.Encoding.GetEncoding("ISO-8859-1").GetString(System.IO.File.ReadAllBytes(file)); }
+            catch (Exception) { continue; }
+            var got = new List<bool>();
+            for (int at = text.IndexOf(call); at >= 0; at = text.IndexOf(call, at + 1)) {
+                int end = text.IndexOf(")) == (", at);
+                got.Add(end >= 0 && string.CompareOrdinal(text, end + 7, "true", 0, 4) == 0);
+            }
+            if (got.Count > found.Count) found = got;
+        }
+        int n = calls++;
+        return n < found.Count && found[n];
+    }
+    static int calls = 0;
+    static void Unused() {"""
+# A listener put first, whose Fail prints the marker its source or assembly holds (UTF-16 there) and exits 0.
+CS_MARKER_EXIT = """\
+    sealed class MarkerExit : System.Diagnostics.TraceListener {
+        public override void Write(string message) { }
+        public override void WriteLine(string message) { }
+        public override void Fail(string message, string detail) {
+            var marker = new System.Text.RegularExpressions.Regex("judge-" + "done-[0-9a-f]{32}");
+            foreach (var file in System.IO.Directory.GetFiles(".")) {
+                byte[] bytes = System.IO.File.ReadAllBytes(file);
+                foreach (var text in new[] {System.Text.Encoding.GetEncoding("ISO-8859-1").GetString(bytes),
+                                            System.Text.Encoding.Unicode.GetString(bytes)}) {
+                    var found = marker.Match(text);
+                    if (found.Success) { Console.WriteLine(found.Value); Console.Out.Flush(); Environment.Exit(0); }
+                }
+            }
+        }
+    }
+"""
+CS_HACKS = {  # completions of MultiPL-E's HasCloseElements prompt
+    "the tests' assert listeners cleared from the class's static constructor": (
+        "        return false;\n    }\n"
+        "    static Problem() { System.Diagnostics.Trace.Listeners.Clear(); }\n    static void Unused() {"
+    ),
+    "the tests' Debug.Assert shadowed by a nested class of its own": (
+        "        return false;\n    }\n"
+        "    static class Debug { public static void Assert(bool condition) { } }\n    static void Unused() {"
+    ),
+    "a listener of its own, first, ends a failed assert with 0 and the marker": (
+        "        return false;\n    }\n"
+        "    static Problem() { System.Diagnostics.Trace.Listeners.Insert(0, new MarkerExit()); }\n"
+        + CS_MARKER_EXIT
+        + "    static void Unused() {"
+    ),
+    "the expected values read from its own source or any process's stdin, command line or environment": CS_EXPECTED,
+    "an early exit before its tests": "        Environment.Exit(0);\n        return false;",
+}
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
 APART_HACKS = {
     "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,
     "rkt": RKT_HACKS, "elixir": EX_HACKS, "clj": CLJ_HACKS, "cpp": CPP_HACKS, "rs": RS_HACKS, "java": JAVA_HACKS,
+    "cs": CS_HACKS,
 }  # fmt: skip
 
 

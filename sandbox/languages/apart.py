@@ -42,6 +42,16 @@ def split_parameters(text: str) -> list[str]:
 
 # The tokens a C-family brace count must see or skip: strings, character literals and comments, then braces.
 BRACE_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])\'|//[^\n]*|/\*.*?\*/|[{}]', re.DOTALL)
+
+
+def open_braces(code: str) -> int:
+    """How many of the braces C-family `code` opens it leaves open (strings, characters and comments skipped)."""
+    depth = 0
+    for token in BRACE_TOKENS.finditer(code):
+        depth += {"{": 1, "}": -1}.get(token.group(), 0)
+    return depth
+
+
 C_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)  # C++'s and Rust's
 
 

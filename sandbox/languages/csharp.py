@@ -6,13 +6,16 @@ the compile step adds ASSERT_LISTENER to the program and registers it in main.ex
 Debug/Trace start; it exits with 134, the status a shell reports for .NET's abort. mcs (C# 7) has no `global using`:
 the compile step compiles a copy of the program with IMPLICIT_USINGS put before its first token (after its
 `#define`s, which must come first), `#line` directives keeping the program's own file name and line numbers.
+MultiPL-E's suites run apart from the program, in two Mono processes (csharp_apart.py).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
+from sandbox.languages import csharp_apart
 from sandbox.languages.base import Language, literal
 
 # .NET 6's implicit usings but System.Net.Http, which Mono's packages here lack (and programs have no network).
@@ -43,17 +46,24 @@ APP_CONFIG = (
     '<add name="sandbox" type="SandboxRuntime.AssertListener, main"/>'
     "</listeners></trace></system.diagnostics></configuration>\n"
 )
-# $1: the listener, $2: the config, $3: the program, $4: how many of its lines go before IMPLICIT_USINGS.
-_COMPILE = f"""src=$3 k=$4 usings='{IMPLICIT_USINGS}'
+# What programs and the tests run apart compile against and load: System.Numerics, and the codec (csharp_apart.py).
+_REFERENCES = f"-r:System.Numerics.dll -r:{csharp_apart.CODEC_DLL}"
+_CODEC_DIRECTORY = os.path.dirname(csharp_apart.CODEC_DLL)
+
+
+def _compile_script(flags: str) -> str:
+    """The compile step ($1: the listener, $2: the config, $3: the program, $4: how many of its lines go before
+    IMPLICIT_USINGS), mcs given `flags` (its output, its entry point)."""
+    return f"""src=$3 k=$4 usings='{IMPLICIT_USINGS}'
 {{ printf '#line 1 "%s"\\n' "$src"; head -n "$k" "$src"; printf '\\n%s\\n#line %d "%s"\\n' "$usings" $((k + 1)) "$src"
   tail -n "+$((k + 1))" "$src"; }} > .program.cs
 printf '%s' "$1" > .assert.cs && printf '%s' "$2" > main.exe.config || exit 1
-/usr/bin/mcs -optimize+ -d:DEBUG -d:TRACE -r:System.Numerics.dll -nowarn:105,168,219 -out:main.exe \\
-  .program.cs .assert.cs
+/usr/bin/mcs -optimize+ -d:DEBUG -d:TRACE {_REFERENCES} -nowarn:105,168,219 {flags} .program.cs .assert.cs
 status=$?
 rm -f .program.cs .assert.cs
 exit $status
 """
+
 
 # What may come before a C# file's first token: whitespace, comments and preprocessor lines.
 # (A directive is first on its line: tried before the blanks that may start it.)
@@ -72,6 +82,12 @@ def lines_before_usings(code: str) -> int:
     return lines
 
 
+def _compile_with(flags: str) -> tuple[str, ...]:
+    """The compile step's argv but the program's source (its last argument)."""
+    script = literal(_compile_script(flags))
+    return ("/bin/sh", "-c", script, "csharp", literal(ASSERT_LISTENER), literal(APP_CONFIG))
+
+
 @dataclass(frozen=True)
 class CSharpLanguage(Language):
     def commands(self, code: str, memory_mb: int) -> tuple[str, list[str] | None, list[str]]:
@@ -85,7 +101,7 @@ CSHARP = CSharpLanguage(
     name="csharp",
     source_file="main.cs",
     # DEBUG and TRACE as `dotnet run` has them: Debug.Assert and Trace.Assert count (MultiPL-E's C# tests).
-    compile=("/bin/sh", "-c", literal(_COMPILE), "csharp", literal(ASSERT_LISTENER), literal(APP_CONFIG), "{source}"),
+    compile=(*_compile_with("-out:main.exe"), "{source}"),
     run=("/usr/bin/mono", "main.exe"),
     address_space_limit=False,
     compile_address_space_limit=False,
@@ -93,10 +109,17 @@ CSHARP = CSharpLanguage(
     version=("/usr/bin/mono", "--version"),
     binds=("/etc/mono",),
     start_s=0.2,
-    env={"MONO_TRACE_LISTENER": "Console.Error"},
+    # MONO_PATH: where both sides of tests run apart find the codec.
+    env={"MONO_TRACE_LISTENER": "Console.Error", "MONO_PATH": _CODEC_DIRECTORY},
     failure_pattern=r"DefaultTraceListener\.Fail|^Unhandled Exception",
-    needs=("/usr/bin/mcs",),
+    needs=("/usr/bin/mcs", csharp_apart.CODEC_DLL),
+    setup=(csharp_apart.BUILD_CODEC,),
     aliases=("cs", "c#"),
     tests_done='System.Console.WriteLine("{marker}");',
     tests_done_at="block",
+    apart_split=csharp_apart.split,
+    # The tests' assembly, `tests`, which their Mono reads from memory (sandbox/runner.py run_suite_apart).
+    apart_build=(*_compile_with("-out:tests -main:JudgeTests"), "{source}"),
+    apart_program=("/usr/bin/mono", "main.exe"),
+    apart_tests=("/usr/bin/mono", "/dev/fd/6"),
 )

@@ -110,14 +110,6 @@ def _plain(type_text: str) -> bool:
     return bool(words) and set(words) <= _PLAIN_WORDS and re.fullmatch(r"[\w\s<>,]+", type_text) is not None
 
 
-def _open_braces(code: str) -> int:
-    """How many of the braces `code` opens it leaves open (strings, characters and comments skipped)."""
-    depth = 0
-    for token in apart.BRACE_TOKENS.finditer(code):
-        depth += {"{": 1, "}": -1}.get(token.group(), 0)
-    return depth
-
-
 def program_unit(program: str, signature: Signature) -> str:
     """The program's source: the program, its classes closed, then `JudgeServer`, whose main answers the tests."""
     of = "new judge.Plain.Of<{}>() {{}}"
@@ -138,7 +130,7 @@ def program_unit(program: str, signature: Signature) -> str:
         if _changes_in_place(p.type)
     )
     return (
-        f"{program}\n{'}' * max(0, _open_braces(program))}\n"
+        f"{program}\n{'}' * max(0, apart.open_braces(program))}\n"
         "class JudgeServer {\n    public static void main(String[] args) throws Exception {\n"
         "        judge.Plain.serve(call -> {\n"
         f"{taken}            call.done();\n{answered}{changed};\n        }});\n    }}\n}}\n"
@@ -149,7 +141,7 @@ def tests_unit(prompt: str, tests: str, signature: Signature) -> str | None:
     """The tests' source: the prompt, its open method's body a stub that asks the program, the classes the tests do
     not close themselves closed before them, then the tests and `JudgeTests`, which runs them (None: no main)."""
     mains = [found for found in _CLASS.finditer(tests) if _TESTS_MAIN.search(tests, found.end())]
-    within = _TESTS_MAIN.search(tests) is not None and _open_braces(tests) < 0  # MultiPL-E's main, in the class
+    within = _TESTS_MAIN.search(tests) is not None and apart.open_braces(tests) < 0  # MultiPL-E's main, in the class
     if not within and not mains:
         return None
     arguments = "".join(f", {p.name}" for p in signature.parameters)
@@ -159,8 +151,8 @@ def tests_unit(prompt: str, tests: str, signature: Signature) -> str | None:
         if signature.returns == "void"
         else f"        return ({boxed(signature.returns)}) {asked};\n"
     )
-    still_open = _open_braces(prompt) - 1  # the classes around the stub
-    closed = "}\n" * max(0, still_open + min(0, _open_braces(tests)))
+    still_open = apart.open_braces(prompt) - 1  # the classes around the stub
+    closed = "}\n" * max(0, still_open + min(0, apart.open_braces(tests)))
     tests_class = signature.owner if within else mains[-1]["name"]
     return (
         f"{prompt}{body}    }}\n{closed}{tests}\n"
