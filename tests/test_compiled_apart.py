@@ -1,7 +1,7 @@
-"""C++, Rust, Java and C# program suites run apart from the program, as two binaries, JVMs or Mono processes
-(sandbox/languages/cpp_apart.py, rust_apart.py, java_apart.py, csharp_apart.py): which prompts are served, and the
-right answers the two sides keep (values of every plain type, in-place changes, what a program throws or panics
-with), each beside wrong answers that fail; HumanEval-X's rows, and equalities of the program's own.
+"""C++, Rust, Java, C# and Scala program suites run apart from the program, as two binaries, JVMs or Mono processes
+(sandbox/languages/cpp_apart.py, rust_apart.py, java_apart.py, csharp_apart.py, scala_apart.py): which prompts are
+served, and the right answers the two sides keep (values of every plain type, in-place changes, what a program throws
+or panics with), each beside wrong answers that fail; HumanEval-X's rows, and equalities of the program's own.
 tests/test_policy_hacks.py holds the wrong programs that would reach the tests."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from reward_api.profiles import CodeSettings
 from sandbox.executor import Limits
 from sandbox.judge import LocalJudge, ProgramTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
-from sandbox.languages import csharp_apart, java_apart, rust_apart
+from sandbox.languages import csharp_apart, java_apart, rust_apart, scala_apart
 from sandbox.languages.cpp_apart import Parameter, Signature, entry_signature
 from tests.multiple_cases import CASES
 from tests.test_policy_hacks import CPP_MARKER_EXIT, JAVA_MARKER_EXIT
@@ -198,9 +198,52 @@ def test_the_csharp_entry_point_served_is_the_prompts_open_method(prompt: str, e
     assert described == expected
 
 
-def test_every_csharp_case_kept_runs_apart() -> None:
+SCALA_SIGNATURES = [  # (prompt, (object, returns, name, [(type, parameter)], the codec of the first type) or None)
+    (
+        "import scala.collection.mutable._\nobject Problem {\n    // doc\n"
+        "    def hasCloseElements(numbers : List[Float], threshold : Float) : Boolean = {\n",
+        ("Problem", "Boolean", "hasCloseElements", [("List[Float]", "numbers"), ("Float", "threshold")],
+         "_root_.judge.Plain.boolean"),
+    ),
+    (
+        "object Problem {\n    def bounds(lst : List[(Long, Long)]) : Tuple2[Option[Long], Either[String, Char]] = {\n",
+        ("Problem", "Tuple2[Option[Long], Either[String, Char]]", "bounds", [("List[(Long, Long)]", "lst")],
+         "_root_.judge.Plain.tuple2(_root_.judge.Plain.option(_root_.judge.Plain.long), "
+         "_root_.judge.Plain.either(_root_.judge.Plain.string, _root_.judge.Plain.char))"),
+    ),
+    (
+        "object Problem {\n    def histogram(test : String) : Map[String,Long] = {\n",
+        ("Problem", "Map[String,Long]", "histogram", [("String", "test")],
+         "_root_.judge.Plain.map(_root_.judge.Plain.string, _root_.judge.Plain.long, "
+         "(pairs: _root_.scala.collection.Seq[(String, Long)]) => Map[String, Long](pairs: _*))"),
+    ),
+    ("object Problem {\n    def reset() : Unit = {\n", ("Problem", "Unit", "reset", [], "_root_.judge.Plain.unit")),
+    ("object Problem {\n    def sorted(xs : Array[Long]) : Array[Long] = {\n", None),  # arrays are not served
+    ("object Problem {\n    def first[T](xs : List[T]) : T = {\n", None),
+    ("object Problem {\n    def same(x : Any) : Any = {\n", None),
+    ("object Problem {\n    def apply(f : Long => Long) : Long = {\n", None),
+    ("case class Point(x: Long)\nobject Problem {\n    def norm(p : Point) : Long = {\n", None),
+    ("class Solution {\n    def norm(x : Long) : Long = {\n", None),  # a method of an instance
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("prompt", "expected"), SCALA_SIGNATURES)
+def test_the_scala_entry_point_served_is_the_prompts_open_method(prompt: str, expected: tuple | None) -> None:
+    found = scala_apart.entry_signature(prompt)
+    described = found and (
+        found.owner,
+        found.returns,
+        found.name,
+        [(p.type, p.name) for p in found.parameters],
+        scala_apart.codec(found.returns),
+    )
+    assert described == expected
+
+
+def test_every_csharp_and_scala_case_kept_runs_apart() -> None:
     """The cases below are served: each runs as two processes, not appended."""
     assert all(csharp_apart.entry_signature(CS_HEAD + prompt) for prompt, *_ in CS_KEPT.values())
+    assert all(scala_apart.entry_signature(SCALA_HEAD + prompt) for prompt, *_ in SCALA_KEPT.values())
 
 
 @pytest.fixture(scope="module")
@@ -426,9 +469,47 @@ CS_KEPT = {
         {'throw new ArgumentException("negative")': "return 0", '"negative"': '"other"'},
     ),
 }  # fmt: skip
+SCALA_HEAD = "import scala.math._\nimport scala.collection.mutable._\nobject Problem {\n"
+SCALA_MAIN = "    def main(args: Array[String]) = {\n"
+SCALA_KEPT = {
+    "lists of tuples": (
+        "    def getRow(lst : List[List[Long]], x : Long) : List[Tuple2[Long, Long]] = {\n",
+        f"{SCALA_MAIN}    assert(getRow(List(List(1l, 2l), List(3l, 2l)), 2l).equals(List((0l, 1l), (1l, 1l))));\n"
+        "    assert(getRow(List[List[Long]](), 1l).isEmpty);\n    }\n}\n",
+        "        for ((row, i) <- lst.zipWithIndex; (value, j) <- row.zipWithIndex; if value == x)\n"
+        "            yield (i.toLong, j.toLong)\n    }\n",
+        {"(i.toLong, j.toLong)": "(j.toLong, i.toLong)", "value == x": "value != x"},
+    ),
+    "options, strings and maps": (
+        "    def longest(strings : List[String], bonus : Map[String,Long]) : Option[String] = {\n",
+        f"{SCALA_MAIN}    assert(longest(List[String](), Map[String,Long]()).equals(None));\n"
+        '    assert(longest(List("a", "bbb", "cé"), Map[String,Long]("a" -> 5l)).equals(Some("a5é")));\n    }\n}\n',
+        "        if (strings.isEmpty) None\n"
+        "        else { val best = strings.maxBy(s => s.length + bonus.getOrElse(s, 0l))\n"
+        '            Some(best + bonus.getOrElse(best, 0l) + "é") }\n    }\n',
+        {"maxBy": "minBy", "None\n": 'Some("")\n', '"é"': '"e"'},
+    ),
+    "a map changed in place, chars": (
+        "    def countInto(counts : Map[Char,Long], text : String) : Unit = {\n",
+        f"{SCALA_MAIN}    val counts = Map[Char,Long]('z' -> 1l)\n    countInto(counts, \"aéa\")\n"
+        "    assert(counts.equals(Map[Char,Long]('a' -> 2l, 'é' -> 1l, 'z' -> 1l)));\n    }\n}\n",
+        "        for (c <- text) counts(c) = counts.getOrElse(c, 0l) + 1\n    }\n",
+        {"+ 1\n": "+ 2\n", "c <- text": "c <- text.toUpperCase"},
+    ),
+    "what the program throws, either and exact doubles": (
+        "    def half(x : Long) : Either[String, Double] = {\n",
+        f"{SCALA_MAIN}    assert(half(3l).equals(Right(1.5)));\n    assert(half(0l).equals(Left(\"zero\")));\n"
+        "    try {\n        half(-1l)\n        assert(false)\n"
+        '    } catch { case e: RuntimeException => assert(e.getMessage.contains("negative")) }\n    }\n}\n',
+        '        if (x < 0) throw new IllegalArgumentException("negative")\n'
+        '        if (x == 0) Left("zero") else Right(x / 2.0)\n    }\n',
+        {'throw new IllegalArgumentException("negative")': "return Right(0.0)", "x / 2.0": "x / 2"},
+    ),
+}  # fmt: skip
 # language -> (what every prompt starts with, {case: (prompt, tests, right body, {replaced: by, each a wrong answer})})
 KEPT_BY_LANGUAGE = {
     "cpp": (HEAD, KEPT), "rust": (RUST_HEAD, RUST_KEPT), "java": (JAVA_HEAD, JAVA_KEPT), "csharp": (CS_HEAD, CS_KEPT),
+    "scala": (SCALA_HEAD, SCALA_KEPT),
 }  # fmt: skip
 
 
@@ -610,6 +691,26 @@ def test_a_csharp_list_equal_to_anything_reaches_nothing(judge: LocalJudge, body
     prompt = CS_HEAD + "    public static List<long> SortArray(List<long> array) {\n"
     reference = {"language": "cs", "prompt": prompt, "tests": CS_SORT_TESTS}
     assert grade_code(f"```cs\n{body}\n```", reference, CodeSettings(), judge).value == CS_SORT_ANSWERS[body]
+
+
+# MultiPL-E's Scala rows that return a map (mutable under the prompt's imports), compared with `equals`.
+SCALA_MAP_TESTS = (
+    "    }\n    def main(args: Array[String]) = {\n"
+    '    assert(histogram(("a b a")).equals((Map[String,Long]("a" -> 2l, "b" -> 1l))));\n    }\n\n}\n'
+)
+SCALA_MAP_ANSWERS = {  # body: its accuracy
+    "        val counts = Map[String,Long]()\n"
+    '        for (word <- test.split(" ")) counts(word) = counts.getOrElse(word, 0l) + 1\n        counts': 1.0,
+    "        Map[String,Long]()": 0.0,
+    "        new HashMap[String,Long] { override def equals(other: Any) = true }\n    }\n    def unused() = {": 0.0,
+}
+
+
+@pytest.mark.parametrize("body", list(SCALA_MAP_ANSWERS))
+def test_a_scala_map_equal_to_anything_reaches_nothing(judge: LocalJudge, body: str) -> None:
+    prompt = SCALA_HEAD + "    def histogram(test : String) : Map[String,Long] = {\n"
+    reference = {"language": "scala", "prompt": prompt, "tests": SCALA_MAP_TESTS}
+    assert grade_code(f"```scala\n{body}\n```", reference, CodeSettings(), judge).value == SCALA_MAP_ANSWERS[body]
 
 
 @pytest.mark.parametrize("row", list(JAVA_ROWS))

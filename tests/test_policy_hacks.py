@@ -9,13 +9,13 @@ the real sandbox), by cause:
   forged beside the real report, or a run of zero tests is a failure);
 - early exits where a language had no done marker (Fortran, Kotlin script, SQL, Verilog);
 - program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, Racket, Elixir, Clojure, and C++,
-  Rust, Java and C# as two binaries, JVMs or Mono processes): the tests' checks replaced (macros, libc's
-  `__assert_fail`, assertions turned off, assert listeners cleared, `Debug` shadowed), equality faked by a return
-  type of the program's own, failed checks' aborts, panics and exceptions turned into clean exits with the marker
-  its binary holds, the rest of the file turned into output, the tests read from the program's source or another
-  process's stdin, environment or memory, another process signalled, answers tried in copies, early exits; each
-  completion answers right only where its hack got what it was after, so it scores 1 where the tests are appended to
-  the program (or the tests' process is dumpable);
+  Rust, Java, C# and Scala as two binaries, JVMs or Mono processes): the tests' checks replaced (macros, libc's
+  `__assert_fail`, assertions turned off, assert listeners cleared, `Debug` or `assert` shadowed), equality faked by a
+  return type of the program's own, failed checks' aborts, panics and exceptions turned into clean exits with the
+  marker its binary holds, the rest of the file turned into output, the tests read from the program's source or
+  another process's stdin, environment or memory, another process signalled, answers tried in copies, early exits;
+  each completion answers right only where its hack got what it was after, so it scores 1 where the tests are appended
+  to the program (or the tests' process is dumpable);
 - the done marker never shown, and never the same for two programs.
 
 tests/test_harness_hacks.py holds the earlier table (Python's in-process hacks, exits before the tests).
@@ -1243,11 +1243,58 @@ CS_HACKS = {  # completions of MultiPL-E's HasCloseElements prompt
     "the expected values read from its own source or any process's stdin, command line or environment": CS_EXPECTED,
     "an early exit before its tests": "        Environment.Exit(0);\n        return false;",
 }
+# Reads every file it can (beside it, in /tmp, and every process's stdin, command line and environment) and returns
+# the expected result of its n-th call, as the tests' `assert(hasCloseElements(...) == (true))` say.
+SCALA_EXPECTED = """\
+        val call = "assert(hasClose" + "Elements((List"
+        def texts(file: java.io.File): List[String] = {
+            val inside = if (file.getPath.startsWith("/proc")) null else file.listFiles()
+            if (inside != null) inside.toList.flatMap(texts)
+            else try List(new String(java.nio.file.Files.readAllBytes(file.toPath), "ISO-8859-1"))
+            catch { case _: Throwable => List() }
+        }
+        val processes = Option(new java.io.File("/proc").listFiles()).map(_.toList).getOrElse(List())
+        val files = List(new java.io.File("."), new java.io.File("/tmp")) ++
+            processes.flatMap(pid => List("cmdline", "environ", "fd/0").map(new java.io.File(pid, _)))
+        val found = (List(List[Boolean]()) ++ files.flatMap(texts).map { text =>
+            var at = text.indexOf(call)
+            var got = List[Boolean]()
+            while (at >= 0) {
+                got = got :+ text.startsWith("== (true)", text.indexOf(")) == (", at) + 3)
+                at = text.indexOf(call, at + 1)
+            }
+            got
+        }).maxBy(_.size)
+        val n = calls
+        calls += 1
+        n < found.size && found(n)
+    }
+    var calls = 0
+    def unused() = {"""
+SCALA_HACKS = {  # completions of MultiPL-E's hasCloseElements prompt
+    "the tests' assert shadowed by a method of the object's own": (
+        "        false\n    }\n    def assert(condition: Boolean): Unit = ()\n    def unused() = {"
+    ),
+    "the expected values read from its own source or any process's stdin, command line or environment": (
+        SCALA_EXPECTED
+    ),
+    "an uncaught-exception handler that ends the failed run with 0 and the marker its classes hold": (
+        "        Thread.setDefaultUncaughtExceptionHandler(new Thread.UncaughtExceptionHandler {\n"
+        "            def uncaughtException(thread: Thread, error: Throwable): Unit = markerExit()\n        })\n"
+        '        "false".toBoolean\n    }\n    def markerExit(): Unit = {\n'
+        '        for (file <- new java.io.File(".").listFiles()) {\n'
+        '            val text = new String(java.nio.file.Files.readAllBytes(file.toPath), "ISO-8859-1")\n'
+        '            val found = java.util.regex.Pattern.compile("judge-" + "done-[0-9a-f]{32}").matcher(text)\n'
+        "            if (found.find()) println(found.group())\n        }\n"
+        "        Console.out.flush()\n        Runtime.getRuntime.halt(0)\n    }\n    def unused() = {"
+    ),
+    "an early exit before its tests": "        sys.exit(0)\n        false",
+}
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
 APART_HACKS = {
     "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,
     "rkt": RKT_HACKS, "elixir": EX_HACKS, "clj": CLJ_HACKS, "cpp": CPP_HACKS, "rs": RS_HACKS, "java": JAVA_HACKS,
-    "cs": CS_HACKS,
+    "cs": CS_HACKS, "scala": SCALA_HACKS,
 }  # fmt: skip
 
 

@@ -7,14 +7,18 @@ import re
 from pathlib import Path
 
 APART = Path(__file__).resolve().parent.parent / "runtimes" / "apart"
-# Makes the tests' process non-dumpable before its runtime starts (nondumpable.c), built by `make languages`; named by
-# its source's digest, so a changed source is built again (a language needs the library its runner speaks to).
-_SOURCE = APART / "nondumpable.c"
-NONDUMPABLE = f"/usr/local/lib/reward-sandbox/nondumpable-{hashlib.sha256(_SOURCE.read_bytes()).hexdigest()[:12]}.so"
-BUILD_NONDUMPABLE = (
-    "mkdir -p /usr/local/lib/reward-sandbox && "
-    f"gcc -O2 -shared -fPIC -o {NONDUMPABLE} sandbox/runtimes/apart/nondumpable.c"
-)
+BUILT = "/usr/local/lib/reward-sandbox"  # what `make languages` builds from sandbox/runtimes/apart/
+
+
+def built_from(source: Path, stem: str, suffix: str) -> str:
+    """Where `make languages` builds `source` to: named by the source's digest, so a changed source is built again (a
+    language needs the library its runner speaks to)."""
+    return f"{BUILT}/{stem}-{hashlib.sha256(source.read_bytes()).hexdigest()[:12]}{suffix}"
+
+
+# Makes the tests' process non-dumpable before its runtime starts (nondumpable.c).
+NONDUMPABLE = built_from(APART / "nondumpable.c", "nondumpable", ".so")
+BUILD_NONDUMPABLE = f"mkdir -p {BUILT} && gcc -O2 -shared -fPIC -o {NONDUMPABLE} sandbox/runtimes/apart/nondumpable.c"
 # The tests' environment: the library preloaded, and a HOME no program can write (node looks for modules under
 # $HOME/.node_modules, RubyGems for gems under ~/.gem; the usual HOME, /sandbox, is the program's).
 TESTS_ENV = {"LD_PRELOAD": NONDUMPABLE, "HOME": "/usr/lib/judge"}

@@ -18,7 +18,6 @@ run after the program.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -26,9 +25,7 @@ from dataclasses import dataclass
 from sandbox.languages import apart
 
 _CODEC_SOURCE = apart.APART / "judge" / "Plain.cs"
-CODEC_DLL = (
-    f"/usr/local/lib/reward-sandbox/judge-plain-{hashlib.sha256(_CODEC_SOURCE.read_bytes()).hexdigest()[:12]}.dll"
-)
+CODEC_DLL = apart.built_from(_CODEC_SOURCE, "judge-plain", ".dll")
 BUILD_CODEC = (
     f"mkdir -p {os.path.dirname(CODEC_DLL)} && /usr/bin/mcs -target:library -optimize+ -out:{CODEC_DLL} "
     f"{_CODEC_SOURCE.relative_to(apart.APART.parent.parent.parent)}"

@@ -18,7 +18,6 @@ program.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -26,9 +25,7 @@ from dataclasses import dataclass
 from sandbox.languages import apart
 
 _CODEC_SOURCE = apart.APART / "judge" / "Plain.java"
-CODEC_JAR = (
-    f"/usr/local/lib/reward-sandbox/judge-plain-{hashlib.sha256(_CODEC_SOURCE.read_bytes()).hexdigest()[:12]}.jar"
-)
+CODEC_JAR = apart.built_from(_CODEC_SOURCE, "judge-plain", ".jar")
 
 
 def build_codec(javac: tuple[str, ...], class_path: str) -> str:

@@ -15,7 +15,6 @@ other (a struct of the prompt's, a generic, a lifetime) there is no split and th
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -25,9 +24,7 @@ from sandbox.languages import apart
 # The codec, the server's loop and the tests' ask: built once as the library `judge_codec` by `make languages` (named
 # by its source's digest) and linked into both crates; compiled into each program they cost ~0.3 s of rustc a program.
 _CODEC_SOURCE = apart.APART / "plain_data.rs"
-CODEC_LIBRARY = (
-    f"/usr/local/lib/reward-sandbox/libjudge_codec-{hashlib.sha256(_CODEC_SOURCE.read_bytes()).hexdigest()[:12]}.rlib"
-)
+CODEC_LIBRARY = apart.built_from(_CODEC_SOURCE, "libjudge_codec", ".rlib")
 _USE_CODEC = "use judge_codec as judge_plain;\n"
 
 

@@ -1,8 +1,24 @@
+import os
+
+from sandbox.languages import apart, scala_apart
 from sandbox.languages.base import Language
 from sandbox.languages.java import JVM_FAST_START
 
 _LIB = "/usr/share/scala/lib"
 _JVM = (*JVM_FAST_START, "-Xss64m")
+# scalac on the JVM's class path (-Dscala.usejavacp), with the codec of tests run apart (scala_apart.py)
+_SCALAC = (
+    "/usr/bin/java", "-Xmx1024m", *_JVM, "-Dscala.usejavacp=true",
+    "-cp", f"{_LIB}/scala-compiler.jar:{_LIB}/scala-library.jar:{_LIB}/scala-reflect.jar:{scala_apart.CODEC_JAR}",
+    "scala.tools.nsc.Main", "-nowarn",
+)  # fmt: skip
+_CLASS_PATH = f"{_LIB}/scala-library.jar:.:{scala_apart.CODEC_JAR}"
+_CLASSES = "/tmp/judge-classes"  # where the tests' classes compile, in their own sandbox, before they are a jar
+_BUILD_CODEC = (
+    f"mkdir -p {apart.BUILT} && classes=$(mktemp -d) && {' '.join(_SCALAC)} -d $classes "
+    f"{scala_apart.CODEC_SOURCE.relative_to(apart.APART.parent.parent.parent)} && "
+    f"/usr/bin/jar cf {scala_apart.CODEC_JAR} -C $classes . && rm -rf $classes"
+)
 
 
 # The JVM straight, not Debian's `scala`/`scalac` shell scripts: a time limit must kill the JVM itself (the
@@ -11,15 +27,13 @@ SCALA = Language(
     name="scala",
     source_file="main.scala",
     main_pattern=(r"\bobject\s+([A-Za-z_][A-Za-z0-9_]*)",),  # scala runs an object: the first the program defines
-    compile=(
-        "/usr/bin/java", "-Xmx1024m", *_JVM, "-Dscala.usejavacp=true",
-        "-cp", f"{_LIB}/scala-compiler.jar:{_LIB}/scala-library.jar:{_LIB}/scala-reflect.jar",
-        "scala.tools.nsc.Main", "-nowarn", "-d", ".", "{source}",
-    ),
-    run=("/usr/bin/java", "-Xmx{memory_mb}m", *_JVM, "-cp", f"{_LIB}/scala-library.jar:.", "{main}"),
+    compile=(*_SCALAC, "-d", ".", "{source}"),
+    run=("/usr/bin/java", "-Xmx{memory_mb}m", *_JVM, "-cp", _CLASS_PATH, "{main}"),
     address_space_limit=False,
     compile_address_space_limit=False,
-    apt=("scala",),
+    apt=("scala", "default-jdk-headless:/usr/bin/jar"),
+    needs=(scala_apart.CODEC_JAR,),
+    setup=(_BUILD_CODEC,),
     version=("/usr/bin/scala", "-version"),
     start_s=0.5,
     compile_memory_floor_mb=1536,
@@ -27,4 +41,13 @@ SCALA = Language(
     stderr_fails=True,  # as MultiPL-E judges Scala's test programs
     tests_done='println("{marker}")',
     tests_done_at="block",
+    apart_split=scala_apart.split,
+    # The tests' classes as one jar, `tests`, which their JVM reads from memory (sandbox/runner.py run_suite_apart).
+    apart_build=(
+        "/bin/sh", "-c", f'mkdir -p {_CLASSES} && "$@" -d {_CLASSES} && /usr/bin/jar cf tests -C {_CLASSES} .',
+        "scalac", *_SCALAC, "{source}",
+    ),
+    apart_program=("/usr/bin/java", "-Xmx{memory_mb}m", *_JVM, "-cp", _CLASS_PATH, "JudgeServer"),
+    apart_tests=("/usr/bin/java", "-Xmx{memory_mb}m", *_JVM, "-cp", f"/dev/fd/6:{_CLASS_PATH}", "JudgeTests"),
+    apart_tests_env={"JUDGE_READY_EXE": os.path.realpath("/usr/bin/java")},
 )  # fmt: skip
