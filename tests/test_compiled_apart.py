@@ -1,7 +1,8 @@
-"""C++, Rust, Java, C# and Scala program suites run apart from the program, as two binaries, JVMs or Mono processes
-(sandbox/languages/cpp_apart.py, rust_apart.py, java_apart.py, csharp_apart.py, scala_apart.py): which prompts are
-served, and the right answers the two sides keep (values of every plain type, in-place changes, what a program throws
-or panics with), each beside wrong answers that fail; HumanEval-X's rows, and equalities of the program's own.
+"""C++, Rust, Java, C#, Scala and Go program suites run apart from the program, as two binaries, JVMs or Mono processes
+(sandbox/languages/cpp_apart.py, rust_apart.py, java_apart.py, csharp_apart.py, scala_apart.py, go_apart.py): which
+prompts are served, and the right answers the two sides keep (values of every plain type, in-place changes, what a
+program throws or panics with), each beside wrong answers that fail; HumanEval-X's rows, and equalities of the
+program's own.
 tests/test_policy_hacks.py holds the wrong programs that would reach the tests."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from reward_api.profiles import CodeSettings
 from sandbox.executor import Limits
 from sandbox.judge import LocalJudge, ProgramTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
-from sandbox.languages import csharp_apart, java_apart, rust_apart, scala_apart
+from sandbox.languages import csharp_apart, go_apart, java_apart, rust_apart, scala_apart
 from sandbox.languages.cpp_apart import Parameter, Signature, entry_signature
 from tests.multiple_cases import CASES
 from tests.test_policy_hacks import CPP_MARKER_EXIT, JAVA_MARKER_EXIT
@@ -240,10 +241,38 @@ def test_the_scala_entry_point_served_is_the_prompts_open_method(prompt: str, ex
     assert described == expected
 
 
-def test_every_csharp_and_scala_case_kept_runs_apart() -> None:
+GO_SIGNATURES = [  # (prompt, (name, [(parameter, type)], [result types]) or None)
+    (
+        'package p_test\n\nimport (\n    "testing"\n)\n\n// doc\n'
+        "func has_close_elements(numbers []float64, threshold float64) bool {\n",
+        ("has_close_elements", [("numbers", "[]float64"), ("threshold", "float64")], ["bool"]),
+    ),
+    (
+        "package main\n\nfunc Bounds(a, b int, names map[string][]int64) (low, high [2]uint8) {\n",
+        ("Bounds", [("a", "int"), ("b", "int"), ("names", "map[string][]int64")], ["[2]uint8", "[2]uint8"]),
+    ),
+    ("package main\n\nfunc Pair(x string) (int, rune) {\n", ("Pair", [("x", "string")], ["int", "rune"])),
+    ("package main\n\nfunc Reset() {\n", ("Reset", [], [])),
+    ("package main\n\nfunc Any(xs []interface{}) []interface{} {\n", None),  # interface values are not served
+    ("package main\n\nfunc Sum(xs ...int) int {\n", None),
+    ("package main\n\nfunc Deref(x *int) int {\n", None),
+    ("package main\n\ntype P struct{ X int }\n\nfunc Norm(p P) int {\n", None),
+    ("package main\n\nfunc Apply(f func(int) int) int {\n", None),
+    ("func Orphan(x int) int {\n", None),  # no package clause: not a Go file to build
+]
+
+
+@pytest.mark.parametrize(("prompt", "expected"), GO_SIGNATURES)
+def test_the_go_entry_point_served_is_the_prompts_open_function(prompt: str, expected: tuple | None) -> None:
+    found = go_apart.entry_signature(prompt)
+    assert (found and (found.name, list(found.parameters), list(found.results))) == expected
+
+
+def test_every_case_kept_runs_apart() -> None:
     """The cases below are served: each runs as two processes, not appended."""
     assert all(csharp_apart.entry_signature(CS_HEAD + prompt) for prompt, *_ in CS_KEPT.values())
     assert all(scala_apart.entry_signature(SCALA_HEAD + prompt) for prompt, *_ in SCALA_KEPT.values())
+    assert all(go_apart.entry_signature(GO_HEAD + prompt) for prompt, *_ in GO_KEPT.values())
 
 
 @pytest.fixture(scope="module")
@@ -506,10 +535,53 @@ SCALA_KEPT = {
         {'throw new IllegalArgumentException("negative")': "return Right(0.0)", "x / 2.0": "x / 2"},
     ),
 }  # fmt: skip
+GO_HEAD = 'package kept_test\n\nimport (\n\t"fmt"\n\t"reflect"\n\t"sort"\n\t"strings"\n\t"testing"\n)\n\n'
+GO_KEPT = {
+    "slices of arrays, nil kept": (
+        "func get_row(lst [][]int, x int) [][2]int {\n",
+        "func TestRow(t *testing.T) {\n"
+        "\tif got := get_row([][]int{{1, 2}, {3, 2}}, 2); !reflect.DeepEqual(got, [][2]int{{0, 1}, {1, 1}}) {\n"
+        '\t\tt.Fatal("rows", got)\n\t}\n'
+        '\tif got := get_row([][]int{}, 1); got != nil {\n\t\tt.Fatal("not nil", got)\n\t}\n}\n',
+        "\tvar found [][2]int\n\tfor i, row := range lst {\n\t\tfor j, value := range row {\n"
+        "\t\t\tif value == x {\n\t\t\t\tfound = append(found, [2]int{i, j})\n\t\t\t}\n\t\t}\n\t}\n"
+        "\treturn found\n}\n",
+        {"[2]int{i, j}": "[2]int{j, i}", "var found [][2]int": "found := [][2]int{}"},
+    ),
+    "strings, several results, exact floats and big integers": (
+        "func stats(words []string, bias float32, big uint64) (string, float32, int64) {\n",
+        "func TestStats(t *testing.T) {\n"
+        '\tlongest, scaled, half := stats([]string{"a", "bbb", "cé"}, 0.1, 18446744073709551614)\n'
+        '\tif longest != "bbbé" || scaled != 0.1*2 || half != 9223372036854775807 {\n'
+        '\t\tt.Fatal(longest, scaled, half)\n\t}\n}\n',
+        '\tbest := ""\n\tfor _, word := range words {\n\t\tif len(word) > len(best) {\n\t\t\tbest = word\n\t\t}\n\t}\n'
+        '\treturn best + "é", bias * 2, int64(big / 2)\n}\n',
+        {"len(word) > len(best)": "len(word) < len(best)", "bias * 2": "bias * 3", "big / 2": "big / 3"},
+    ),
+    "a slice and a map changed in place": (
+        "func sort_in_place(xs []int, counts map[string]int) {\n",
+        "func TestSorted(t *testing.T) {\n\txs := []int{3, 1, 2}\n\tcounts := map[string]int{\"kept\": 1}\n"
+        "\tsort_in_place(xs, counts)\n"
+        '\tsorted := map[string]int{"kept": 1, "sorted": 1}\n'
+        "\tif !reflect.DeepEqual(xs, []int{1, 2, 3}) || !reflect.DeepEqual(counts, sorted) {\n"
+        '\t\tt.Fatal(xs, counts)\n\t}\n}\n',
+        '\tsort.Ints(xs)\n\tcounts["sorted"]++\n}\n',
+        {"sort.Ints(xs)": "_ = xs", 'counts["sorted"]++': 'counts["sorted"] += 2'},
+    ),
+    "what the program panics with": (
+        "func checked(x int) int {\n",
+        "func TestChecked(t *testing.T) {\n\tif checked(2) != 2 {\n\t\tt.Fatal(\"two\")\n\t}\n"
+        "\tdefer func() {\n"
+        '\t\tif thrown := recover(); thrown == nil || !strings.Contains(fmt.Sprint(thrown), "negative") {\n'
+        '\t\t\tt.Fatal("no panic", thrown)\n\t\t}\n\t}()\n\tchecked(-1)\n}\n',
+        '\tif x < 0 {\n\t\tpanic("negative")\n\t}\n\treturn x\n}\n',
+        {'panic("negative")': "return 0", '"negative"': '"other"'},
+    ),
+}  # fmt: skip
 # language -> (what every prompt starts with, {case: (prompt, tests, right body, {replaced: by, each a wrong answer})})
 KEPT_BY_LANGUAGE = {
     "cpp": (HEAD, KEPT), "rust": (RUST_HEAD, RUST_KEPT), "java": (JAVA_HEAD, JAVA_KEPT), "csharp": (CS_HEAD, CS_KEPT),
-    "scala": (SCALA_HEAD, SCALA_KEPT),
+    "scala": (SCALA_HEAD, SCALA_KEPT), "go_test": (GO_HEAD, GO_KEPT),
 }  # fmt: skip
 
 

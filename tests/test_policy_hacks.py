@@ -1290,6 +1290,68 @@ SCALA_HACKS = {  # completions of MultiPL-E's hasCloseElements prompt
     ),
     "an early exit before its tests": "        sys.exit(0)\n        false",
 }
+# MultiPL-E's Go row with "os" and "strings" imported too, as HumanEval-X's and test-file prompts import what they like.
+GO_CASE = BY_LANGUAGE["go_test.go"]
+GO_ROW = GO_CASE.row() | {"prompt": GO_CASE.prompt.replace('"fmt"\n)', '"fmt"\n    "os"\n    "strings"\n)')}
+GO_HACKS = {  # completions of that row's has_close_elements prompt
+    "a TestMain of its own that rewrites the failures in the tests' report": """\
+    return false
+}
+
+func TestMain(m *testing.M) {
+    read, write, _ := os.Pipe()
+    stdout := os.Stdout
+    os.Stdout = write
+    captured := make(chan string)
+    go func() {
+        var all strings.Builder
+        buffer := make([]byte, 4096)
+        for {
+            n, err := read.Read(buffer)
+            all.Write(buffer[:n])
+            if err != nil {
+                break
+            }
+        }
+        captured <- all.String()
+    }()
+    m.Run()
+    write.Close()
+    report := strings.ReplaceAll(strings.ReplaceAll(<-captured, "--- FAIL", "--- PASS"), "\\nFAIL", "\\nPASS")
+    fmt.Fprint(stdout, report)
+    os.Exit(0)
+}""",
+    "an init of its own that prints a passing report and the marker its binary holds, then exits 0": """\
+    return false
+}
+
+func init() {
+    binary, _ := os.ReadFile("/proc/self/exe")
+    text := string(binary)
+    for at := strings.Index(text, "judge-"+"done-"); at >= 0 && at+43 <= len(text); at++ {
+        if next := strings.Index(text[at:], "judge-"+"done-"); next < 0 {
+            return
+        } else {
+            at += next
+        }
+        if marker := text[at : at+43]; strings.Trim(marker[11:], "0123456789abcdef") == "" {
+            fmt.Println("=== RUN   TestHas_Close_Elements\\n--- PASS: TestHas_Close_Elements (0.00s)")
+            fmt.Println(marker)
+            os.Exit(0)
+        }
+    }
+}""",
+    "an early exit before its tests": "    os.Exit(0)\n    return false\n}",
+}
+
+
+@pytest.mark.parametrize("hack", list(GO_HACKS))
+def test_go_tests_run_apart_cannot_be_reached_from_the_program(judge: LocalJudge, hack: str) -> None:
+    assert accuracy(judge, GO_ROW, fenced("go", GO_CASE.right))[0] == 1.0
+    value, details = accuracy(judge, GO_ROW, fenced("go", GO_HACKS[hack]))
+    assert value == 0.0, details
+
+
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
 APART_HACKS = {
     "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,

@@ -1,11 +1,37 @@
-from sandbox.languages.base import Language
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sandbox.languages import go_apart
+from sandbox.languages.base import Language, literal
 from sandbox.languages.go import GO
 
 _GOPATH = "/usr/share/gocode"  # Debian's Go libraries
+# A unit of two files (go_apart.py): $1 cut at its last line $2 into the files $3 and $4, then the build after them.
+_TWO_FILES = (
+    "/bin/sh", "-c",
+    literal('at=$(grep -n -x -F "$2" "$1" | tail -n 1 | cut -d: -f1) && head -n "$((at - 1))" "$1" > "$3" && '
+            'tail -n "+$((at + 1))" "$1" > "$4" && rm -f "$1" && shift 4 && exec "$@"'),
+    "go_apart", "{source}", literal(go_apart.SPLIT),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class GoTestLanguage(Language):
+    def commands(self, code: str, memory_mb: int) -> tuple[str, list[str] | None, list[str]]:
+        """A program with the server of tests run apart (go_apart.program_unit) builds as package main, from its two
+        files; any other as a test binary (the tests run apart build with apart_build: tests_builder)."""
+        source, compile_argv, run_argv = super().commands(code, memory_mb)
+        if self.compile != self.apart_build and f"\n{go_apart.SPLIT}\n" in code:
+            compile_argv = [part.format(source=source) for part in _TWO_FILES]
+            compile_argv += ["program.go", "judge_server.go", "/usr/bin/go", "build", "-o", "main"]
+            compile_argv += ["program.go", "judge_server.go"]
+        return source, compile_argv, run_argv
+
 
 # SandboxFusion's `go_test`: the program is a _test.go file (HumanEval-X's Go tests import testify, from
 # Debian's /usr/share/gocode); built once into a test binary, which reports each test (-test.v).
-GO_TEST = Language(
+GO_TEST = GoTestLanguage(
     name="go_test",
     source_file="main_test.go",
     compile=("/usr/bin/go", "test", "-c", "-o", "main.test", "{source}"),
@@ -28,4 +54,21 @@ GO_TEST = Language(
     aliases=("go_test.go",),  # MultiPL-E's name for its Go tests
     # go test runs tests in order
     tests_done='func TestZzzJudgeDone(t *testing.T) { print("{marker}") }',
+    apart_split=go_apart.split,
+    # The tests' test binary, `tests`, built from its two files, which their process runs from memory, reporting
+    # each test (sandbox/runner.py run_suite_apart).
+    apart_build=(
+        *_TWO_FILES,
+        "tests_test.go",
+        "judge_ask_test.go",
+        "/usr/bin/go",
+        "test",
+        "-c",
+        "-o",
+        "tests",
+        "tests_test.go",
+        "judge_ask_test.go",
+    ),
+    apart_program=("./main",),
+    apart_tests=("/dev/fd/6", "-test.v"),
 )
