@@ -40,6 +40,7 @@ ROWS = {
     "elixir": ("elixir", "#"), "clojure": ("clj", ";"), "cpp": ("cpp", "//"), "rust": ("rs", "//"),
     "java": ("java", "//"), "csharp": ("cs", "//"),
     "scala": ("scala", "//"), "go_test": ("go_test.go", "//"),
+    "r": ("r", "#"),
 }  # fmt: skip
 
 

@@ -236,7 +236,7 @@ class LocalJudge:
             # Run apart, the tests' per-test reports share a stdout with the program, which could print a pass for a
             # test whose real report never came (the tests ended at its call): one verdict, from the tests' own exit
             # status and their word that they all ran.
-            judged_as = replace(lang, report="") if language is lang and language.apart_tests else lang
+            judged_as = replace(lang, report="") if inputs[0].tests_apart is not None else lang
             report.tests = program_verdicts(judged_as, test.code, result, done)
         # Never shown (a compiler echoes the line it fails on): a policy that reads details would learn to print it.
         hidden = "<tests-done marker>"

@@ -8,8 +8,8 @@ the real sandbox), by cause:
 - counting: every test the reference declares must report a pass, once (skipped, expected-to-fail, filtered out,
   forged beside the real report, or a run of zero tests is a failure);
 - early exits where a language had no done marker (Fortran, Kotlin script, SQL, Verilog);
-- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, Racket, Elixir, Clojure, and C++,
-  Rust, Java, C# and Scala as two binaries, JVMs or Mono processes): the tests' checks replaced (macros, libc's
+- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, R, Racket, Elixir, Clojure, and C++,
+  Rust, Java, C#, Scala and Go as two binaries, JVMs or Mono processes): the tests' checks replaced (macros, libc's
   `__assert_fail`, assertions turned off, assert listeners cleared, `Debug` or `assert` shadowed), equality faked by a
   return type of the program's own, failed checks' aborts, panics and exceptions turned into clean exits with the
   marker its binary holds, the rest of the file turned into output, the tests read from the program's source or
@@ -1352,11 +1352,33 @@ def test_go_tests_run_apart_cannot_be_reached_from_the_program(judge: LocalJudge
     assert value == 0.0, details
 
 
+R_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "the tests' stopifnot replaced": "\n    FALSE\n}\nstopifnot <- function(...) invisible(NULL)",
+    "the tests' isTRUE replaced": "\n    FALSE\n}\nisTRUE <- function(x) TRUE",
+    "an S3 class of its own whose all.equal always holds": (
+        '\n    structure(FALSE, class = "judged")\n}\nall.equal.judged <- function(target, current, ...) TRUE'
+    ),
+    "the expected value read from the calling test's expression on the call stack": (
+        "\n    for (call in rev(sys.calls())) {\n"
+        '        text <- paste(deparse(call), collapse = " ")\n'
+        '        pattern <- "all\\\\.equal\\\\(candidate\\\\(.*\\\\), (TRUE|FALSE)\\\\)$"\n'
+        "        found <- regmatches(text, regexec(pattern, text))[[1]]\n"
+        '        if (length(found) == 2) return(found[2] == "TRUE")\n    }\n    FALSE\n}'
+    ),
+    "the expected values read from its own source": (
+        '\n    lines <- tryCatch(readLines("main.R", warn = FALSE), error = function(e) character(0))\n'
+        '    expected <- grep("candidate\\\\(", lines, value = TRUE)\n'
+        "    judge_calls <<- judge_calls + 1\n"
+        '    judge_calls <= length(expected) && grepl("TRUE\\\\)\\\\)\\\\)$", expected[judge_calls])\n'
+        "}\njudge_calls <- 0"
+    ),
+    "an early exit before its tests": '\n    quit(save = "no", status = 0)\n}',
+}
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
 APART_HACKS = {
     "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,
     "rkt": RKT_HACKS, "elixir": EX_HACKS, "clj": CLJ_HACKS, "cpp": CPP_HACKS, "rs": RS_HACKS, "java": JAVA_HACKS,
-    "cs": CS_HACKS, "scala": SCALA_HACKS,
+    "cs": CS_HACKS, "scala": SCALA_HACKS, "r": R_HACKS,
 }  # fmt: skip
 
 
@@ -1460,6 +1482,28 @@ KEPT_APART["bash"] = (  # the tests open with the brace that closes the program'
     "greet() { printf 'hello %s|%s' \"$1\" \"$2\"; }\nfails() { return 3; }\nlines() { printf 'one\\ntwo\\n'; }\n"
     "count() { echo $#; }\nhelper() {\n    :",
     {"'hello %s|%s'": "'hello %s %s'", "return 3": "return 0", "echo $#": "echo 1"},
+)
+
+KEPT_APART["r"] = (
+    "stopifnot(identical(half(3L), 1.5), identical(half_int(5L), 2L))\n"
+    'stopifnot(identical(record(), list(a = 1L, b = c(x = 2.5, y = NA), c = c("é", NA))))\n'
+    'stopifnot(grepl("negative", tryCatch(fails(-1), error = function(e) conditionMessage(e))))\n'
+    "stopifnot(identical(grid_of(), matrix(1:4, 2)), is.null(nothing()), identical(fails(2), 2))\n"
+    "candidate <- median\nstopifnot(identical(candidate(c(3, 1, 2)), 1))\n",
+    "half <- function(x) x / 2\nhalf_int <- function(x) x %/% 2L\n"
+    'record <- function() list(a = 1L, b = c(x = 2.5, y = NA), c = c("é", NA))\n'
+    'fails <- function(x) if (x < 0) stop("negative") else x\n'
+    "grid_of <- function() matrix(1:4, 2)\nnothing <- function() NULL\n"
+    "median <- function(l) min(l)  # not R's: the one the tests take for `candidate`\n",
+    {
+        "x / 2": "x %/% 2",
+        "x %/% 2L": "x %/% 2",
+        'stop("negative")': "0",
+        "matrix(1:4, 2)": "1:4",
+        "b = c(x = 2.5": "b = c(2.5",
+        '"é", NA': '"e", NA',
+        "min(l)": "stats::median(l)",
+    },
 )
 
 

@@ -24,6 +24,19 @@ BUILD_NONDUMPABLE = f"mkdir -p {BUILT} && gcc -O2 -shared -fPIC -o {NONDUMPABLE}
 TESTS_ENV = {"LD_PRELOAD": NONDUMPABLE, "HOME": "/usr/lib/judge"}
 
 
+def installed_scripts(extension: str) -> tuple[tuple[str, str], str]:
+    """scripts(extension) as two files `make languages` writes (the setup command it runs, from the repository's root),
+    for a runtime that starts slower from code on its command line (Rscript -e), each named by its text's digest."""
+    names = ("serve_program", "run_tests")
+    serve, run = (
+        f"{BUILT}/judge-{name}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.{extension}"
+        for name, text in zip(names, scripts(extension), strict=True)
+    )
+    messages, *sources = (f"sandbox/runtimes/apart/{name}.{extension}" for name in ("plain_data", *names))
+    setup = f"mkdir -p {BUILT} && cat {messages} {sources[0]} > {serve} && cat {messages} {sources[1]} > {run}"
+    return (serve, run), setup
+
+
 def scripts(extension: str) -> tuple[str, str]:
     """(the program's server, the tests' runner) of one language, each after the language's plain-data messages."""
     messages = (APART / f"plain_data.{extension}").read_text()
