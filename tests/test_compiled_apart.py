@@ -1,8 +1,8 @@
-"""C++, Rust, Java, C#, Scala and Go program suites run apart from the program, as two binaries, JVMs or Mono processes
-(sandbox/languages/cpp_apart.py, rust_apart.py, java_apart.py, csharp_apart.py, scala_apart.py, go_apart.py): which
-prompts are served, and the right answers the two sides keep (values of every plain type, in-place changes, what a
-program throws or panics with), each beside wrong answers that fail; HumanEval-X's rows, and equalities of the
-program's own.
+"""C++, Rust, Java, C#, Scala, Go and D program suites run apart from the program, as two binaries, JVMs or Mono
+processes (sandbox/languages/cpp_apart.py, rust_apart.py, java_apart.py, csharp_apart.py, scala_apart.py,
+go_apart.py, d_apart.py): which prompts are served, and the right answers the two sides keep (values of every plain
+type, in-place changes, what a program throws or panics with), each beside wrong answers that fail; HumanEval-X's
+rows, and equalities of the program's own.
 tests/test_policy_hacks.py holds the wrong programs that would reach the tests."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from reward_api.profiles import CodeSettings
 from sandbox.executor import Limits
 from sandbox.judge import LocalJudge, ProgramTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
-from sandbox.languages import csharp_apart, go_apart, java_apart, rust_apart, scala_apart
+from sandbox.languages import csharp_apart, d_apart, go_apart, java_apart, rust_apart, scala_apart
 from sandbox.languages.cpp_apart import Parameter, Signature, entry_signature
 from tests.multiple_cases import CASES
 from tests.test_policy_hacks import CPP_MARKER_EXIT, JAVA_MARKER_EXIT
@@ -268,11 +268,35 @@ def test_the_go_entry_point_served_is_the_prompts_open_function(prompt: str, exp
     assert (found and (found.name, list(found.parameters), list(found.results))) == expected
 
 
+D_SIGNATURES = [  # (prompt, (returns, name, [(type, parameter)]) or None)
+    (
+        "import std.math;\n/*\n doc\n*/\nbool has_close_elements(float[] numbers, float threshold) \n",
+        ("bool", "has_close_elements", [("float[]", "numbers"), ("float", "threshold")]),
+    ),
+    (
+        "import std.typecons;\nTuple!(Nullable!(long), long[string]) bounds(const(char)[] text, long[][] rows) {\n",
+        ("Tuple!(Nullable!(long), long[string])", "bounds", [("const(char)[]", "text"), ("long[][]", "rows")]),
+    ),
+    ("void reset() \n", ("void", "reset", [])),
+    ("void bump(ref long x) \n", None),  # a reference is not plain data
+    ("T first(T)(T[] xs) \n", None),
+    ("class Point {}\nlong norm(Point p) \n", None),
+    ("long deref(long* x) \n", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("prompt", "expected"), D_SIGNATURES)
+def test_the_d_entry_point_served_is_the_prompts_open_function(prompt: str, expected: tuple | None) -> None:
+    found = d_apart.entry_signature(prompt)
+    assert (found and (found.returns, found.name, list(found.parameters))) == expected
+
+
 def test_every_case_kept_runs_apart() -> None:
     """The cases below are served: each runs as two processes, not appended."""
     assert all(csharp_apart.entry_signature(CS_HEAD + prompt) for prompt, *_ in CS_KEPT.values())
     assert all(scala_apart.entry_signature(SCALA_HEAD + prompt) for prompt, *_ in SCALA_KEPT.values())
     assert all(go_apart.entry_signature(GO_HEAD + prompt) for prompt, *_ in GO_KEPT.values())
+    assert all(d_apart.entry_signature(D_HEAD + prompt) for prompt, *_ in D_KEPT.values())
 
 
 @pytest.fixture(scope="module")
@@ -578,10 +602,47 @@ GO_KEPT = {
         {'panic("negative")': "return 0", '"negative"': '"other"'},
     ),
 }  # fmt: skip
+D_HEAD = "import std.typecons;\nimport std.math;\n"
+D_KEPT = {
+    "arrays of tuples": (
+        "Tuple!(long, long)[] get_row(long[][] lst, long x) \n",
+        "unittest\n{\n    assert(get_row([[1L, 2L], [3L, 2L]], 2L) == [tuple(0L, 1L), tuple(1L, 1L)]);\n"
+        "    assert(get_row([], 1L) == []);\n}\nvoid main(){}",
+        "{\n    Tuple!(long, long)[] found;\n    foreach (i, row; lst)\n        foreach (j, value; row)\n"
+        "            if (value == x) found ~= tuple(cast(long) i, cast(long) j);\n    return found;\n}\n",
+        {"tuple(cast(long) i, cast(long) j)": "tuple(cast(long) j, cast(long) i)", "value == x": "value != x"},
+    ),
+    "strings, nullables and associative arrays": (
+        "Nullable!(string) longest(string[] strings, long[string] bonus) \n",
+        "unittest\n{\n    assert(longest([], null).isNull);\n"
+        '    assert(longest(["a", "bbb", "cé"], ["a": 5L]).get == "a5é");\n}\nvoid main(){}',
+        "{\n    import std.conv : to;\n    if (strings.length == 0) return Nullable!(string).init;\n"
+        "    string best = strings[0];\n    foreach (s; strings)\n"
+        "        if (s.length + bonus.get(s, 0) > best.length + bonus.get(best, 0)) best = s;\n"
+        '    return nullable(best ~ to!string(bonus.get(best, 0)) ~ "é");\n}\n',
+        {" > best.length": " < best.length", "Nullable!(string).init": 'nullable("")', '"é"': '"e"'},
+    ),
+    "an array and an associative array changed in place": (
+        "void sort_in_place(long[] xs, long[string] counts) \n",
+        'unittest\n{\n    auto xs = [3L, 1L, 2L];\n    auto counts = ["kept": 1L];\n    sort_in_place(xs, counts);\n'
+        '    assert(xs == [1L, 2L, 3L] && counts == ["kept": 1L, "sorted": 1L]);\n}\nvoid main(){}',
+        '{\n    import std.algorithm : sort;\n    xs.sort();\n    counts["sorted"] = 1;\n}\n',
+        {"xs.sort();": "xs[0] = 0;", 'counts["sorted"] = 1;': 'counts["sorted"] = 2;'},
+    ),
+    "what the program throws": (
+        "long checked(long x) \n",
+        "unittest\n{\n    import std.algorithm : canFind;\n    import std.exception : collectExceptionMsg;\n"
+        '    assert(checked(2L) == 2L);\n    assert(collectExceptionMsg(checked(-1L)).canFind("negative"));\n}\n'
+        "void main(){}",
+        '{\n    if (x < 0) throw new Exception("negative");\n    return x;\n}\n',
+        {'throw new Exception("negative")': "return 0", '"negative"': '"other"'},
+    ),
+}  # fmt: skip
 # language -> (what every prompt starts with, {case: (prompt, tests, right body, {replaced: by, each a wrong answer})})
 KEPT_BY_LANGUAGE = {
     "cpp": (HEAD, KEPT), "rust": (RUST_HEAD, RUST_KEPT), "java": (JAVA_HEAD, JAVA_KEPT), "csharp": (CS_HEAD, CS_KEPT),
     "scala": (SCALA_HEAD, SCALA_KEPT), "go_test": (GO_HEAD, GO_KEPT),
+    "d_ut": (D_HEAD, D_KEPT),
 }  # fmt: skip
 
 

@@ -9,7 +9,7 @@ the real sandbox), by cause:
   forged beside the real report, or a run of zero tests is a failure);
 - early exits where a language had no done marker (Fortran, Kotlin script, SQL, Verilog);
 - program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, R, Racket, Elixir, Clojure, and C++,
-  Rust, Java, C#, Scala and Go as two binaries, JVMs or Mono processes): the tests' checks replaced (macros, libc's
+  Rust, Java, C#, Scala, Go and D as two binaries, JVMs or Mono processes): the tests' checks replaced (macros, libc's
   `__assert_fail`, assertions turned off, assert listeners cleared, `Debug` or `assert` shadowed), equality faked by a
   return type of the program's own, failed checks' aborts, panics and exceptions turned into clean exits with the
   marker its binary holds, the rest of the file turned into output, the tests read from the program's source or
@@ -1374,11 +1374,40 @@ R_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
     ),
     "an early exit before its tests": '\n    quit(save = "no", status = 0)\n}',
 }
+# Prints the done marker its binary holds (where the tests are compiled into it).
+D_MARKER_PRINT = """\
+    import std.ascii : isHexDigit;
+    import std.file : read;
+    import std.stdio : stdout, write;
+    auto binary = cast(string) read("/proc/self/exe");
+    foreach (at; 0 .. binary.length - 43) {
+        auto marker = binary[at .. at + 43];
+        if (marker[0 .. 11] == "judge-" ~ "done-") {
+            bool hex = true;
+            foreach (c; marker[11 .. $]) hex = hex && isHexDigit(c) && !(c >= 'A' && c <= 'F');
+            if (hex) write(marker);
+        }
+    }
+    stdout.flush();
+"""
+D_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "the unittest runner replaced by one that prints the marker its binary holds": (
+        "{\n    return false;\n}\nshared static this() {\n    import core.runtime : Runtime, UnitTestResult;\n"
+        "    Runtime.extendedModuleUnitTester = function UnitTestResult() {\n"
+        f"{D_MARKER_PRINT}        return UnitTestResult(1, 1, false, false);\n    }};\n}}"
+    ),
+    "a module destructor that ends the failed run with 0 and the marker its binary holds": (
+        "{\n    return false;\n}\nshared static ~this() {\n"
+        f"{D_MARKER_PRINT}    import core.stdc.stdlib : _Exit;\n    _Exit(0);\n}}"
+    ),
+    "an early exit before its tests": "{\n    import core.stdc.stdlib : exit;\n    exit(0);\n    return false;\n}",
+}
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
 APART_HACKS = {
     "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,
     "rkt": RKT_HACKS, "elixir": EX_HACKS, "clj": CLJ_HACKS, "cpp": CPP_HACKS, "rs": RS_HACKS, "java": JAVA_HACKS,
     "cs": CS_HACKS, "scala": SCALA_HACKS, "r": R_HACKS,
+    "d": D_HACKS,
 }  # fmt: skip
 
 

@@ -113,11 +113,11 @@ class Language:
     apart_program: tuple[str, ...] = ()
     apart_tests: tuple[str, ...] = ()
     apart_tests_env: dict[str, str] = field(default_factory=dict)
-    # A compiled language's tests apart (C++, Rust, Java, C#, Scala): `apart_split(prompt, program, tests)` gives the
-    # program's source with a server of the prompt's entry point and the tests' source with a stub of it (None: the
-    # prompt's signature cannot be served, and the tests run after the program); `apart_build` compiles the tests'
-    # source (`tests` with the program's extension) to the binary `tests` in a sandbox of its own, which the tests'
-    # process runs from memory (`apart_tests`: its argv) while `apart_program` runs the program's.
+    # A compiled language's tests apart (C++, Rust, Java, C#, Scala, Go, D): `apart_split(prompt, program, tests)`
+    # gives the program's source with a server of the prompt's entry point and the tests' source with a stub of it
+    # (None: the prompt's signature cannot be served, and the tests run after the program); `apart_build` compiles the
+    # tests' source (`tests` with the program's extension) to the binary `tests` in a sandbox of its own, which the
+    # tests' process runs from memory (`apart_tests`: its argv) while `apart_program` runs the program's.
     apart_split: Callable[[str, str, str], tuple[str, str] | None] | None = None
     apart_build: tuple[str, ...] = ()
     # Its runtime starts processes of its own where a program suite's tests run (a shell's `$(...)`, R's start-up
@@ -192,7 +192,7 @@ class Language:
             if self.tests_done_at == "wrap":
                 return f"{tests[: last.start()]}{done.replace('{run}', last.group(1))}{tests[last.end() :]}"
             return f"{tests[: last.start()]}{done}\n{tests[last.start() :]}"
-        where = _end_of_block(tests, self.tests_block)
+        where = end_of_block(tests, self.tests_block)
         return None if where is None else f"{tests[:where]}\n{done}\n{tests[where:]}"
 
     def source_refusal(self, code: str) -> str | None:
@@ -242,7 +242,7 @@ class Language:
 _LAST_RETURN = re.compile(r"\breturn\b[^;{}]*;\s*$")
 
 
-def _end_of_block(code: str, head: str) -> int | None:
+def end_of_block(code: str, head: str) -> int | None:
     """Where the last statement of the last braced block whose head matches `head` in C-family `code` ends (before
     its closing brace, or before a `return` that ends it); None when there is no such block."""
     heads = list(re.finditer(head, code))

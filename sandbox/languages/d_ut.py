@@ -1,3 +1,4 @@
+from sandbox.languages import d_apart
 from sandbox.languages.base import Language
 from sandbox.languages.d import D
 
@@ -15,4 +16,9 @@ D_UT = Language(
     tests_done=D.tests_done,
     tests_done_at=D.tests_done_at,
     tests_block=D.tests_block,
+    apart_split=d_apart.split,
+    # The tests' binary, `tests`, which their process runs from memory (sandbox/runner.py run_suite_apart).
+    apart_build=("/usr/bin/ldc2", "-unittest", "--main", "-of=tests", "{source}"),
+    apart_program=("./main",),
+    apart_tests=("/dev/fd/6",),
 )
