@@ -7,6 +7,8 @@ tests/test_policy_hacks.py holds the wrong programs that would reach the tests."
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import pytest
 
 from reward_api.graders.code import grade_code
@@ -145,19 +147,6 @@ JAVA_SIGNATURES = [  # (prompt, (class, static, returns, name, [(type, parameter
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("prompt", "expected"), JAVA_SIGNATURES)
-def test_the_java_entry_point_served_is_the_prompts_open_method(prompt: str, expected: tuple | None) -> None:
-    found = java_apart.entry_signature(prompt)
-    described = found and (
-        found.owner,
-        found.static,
-        found.returns,
-        found.name,
-        [(p.type, p.name) for p in found.parameters],
-    )
-    assert described == expected
-
-
 CS_SIGNATURES = [  # (prompt, (class, static, returns, name, [(type, parameter)]) or None)
     (
         "using System.Collections.Generic;\nclass Problem {\n    // doc\n"
@@ -186,9 +175,13 @@ CS_SIGNATURES = [  # (prompt, (class, static, returns, name, [(type, parameter)]
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("prompt", "expected"), CS_SIGNATURES)
-def test_the_csharp_entry_point_served_is_the_prompts_open_method(prompt: str, expected: tuple | None) -> None:
-    found = csharp_apart.entry_signature(prompt)
+CLASS_SIGNATURES = [(java_apart, *row) for row in JAVA_SIGNATURES] + [(csharp_apart, *row) for row in CS_SIGNATURES]
+
+
+@pytest.mark.parametrize(("language", "prompt", "expected"), CLASS_SIGNATURES)
+def test_the_entry_point_served_is_the_prompts_open_method(language: ModuleType, prompt: str, expected: tuple) -> None:
+    """Java's and C#'s (sandbox/languages/class_methods.py)."""
+    found = language.entry_signature(prompt)
     described = found and (
         found.owner,
         found.static,

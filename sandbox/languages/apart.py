@@ -4,7 +4,9 @@ program's reach."""
 
 import hashlib
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 APART = Path(__file__).resolve().parent.parent / "runtimes" / "apart"
 BUILT = "/usr/local/lib/reward-sandbox"  # what `make languages` builds from sandbox/runtimes/apart/
@@ -75,3 +77,25 @@ C_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)  # C++'s and Rust's
 def blanked(text: str, pattern: re.Pattern[str] = C_COMMENTS) -> str:
     """`text` with what `pattern` matches (its comments) made spaces, lines kept: a position in it is the text's."""
     return pattern.sub(lambda found: re.sub(r"[^\n]", " ", found.group()), text)
+
+
+Signature = TypeVar("Signature")
+
+
+def split_by(
+    entry_signature: Callable[[str], Signature | None],
+    program_unit: Callable[[str, Signature], str],
+    tests_unit: Callable[[str, str, Signature], str | None],
+) -> Callable[[str, str, str], tuple[str, str] | None]:
+    """A compiled language's Language.apart_split from its three steps: `split(prompt, program, tests)` is (the
+    program's source with a server of the prompt's entry point, the tests' source with a stub of it), or None when the
+    prompt leaves no function of plain types open, or the tests have no place to run from (tests_unit gave None)."""
+
+    def split(prompt: str, program: str, tests: str) -> tuple[str, str] | None:
+        signature = entry_signature(prompt)
+        if signature is None:
+            return None
+        tests_source = tests_unit(prompt, tests, signature)
+        return None if tests_source is None else (program_unit(program, signature), tests_source)
+
+    return split

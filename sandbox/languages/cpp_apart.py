@@ -206,10 +206,4 @@ inline const int said_at_exit = (std::signal(SIGPIPE, SIG_IGN), std::atexit([] {
 """
 
 
-def split(prompt: str, program: str, tests: str) -> tuple[str, str] | None:
-    """(the program's unit, the tests' unit) of a program suite whose prompt leaves a plain function open; None when
-    it does not."""
-    signature = entry_signature(prompt)
-    if signature is None:
-        return None
-    return program_unit(program, signature), tests_unit(prompt, tests, signature)
+split = apart.split_by(entry_signature, program_unit, tests_unit)

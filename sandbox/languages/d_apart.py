@@ -94,11 +94,4 @@ def tests_unit(prompt: str, tests: str, signature: Signature) -> str | None:
     return f"{prompt}{opened}{body}}}\n{tests[:done_at]}\n    judgeDone();\n{tests[done_at:]}\n{_CODEC}"
 
 
-def split(prompt: str, program: str, tests: str) -> tuple[str, str] | None:
-    """(the program's source, the tests' source) of a program suite whose prompt leaves a plain function without a
-    body; None when it does not, or the tests have no unittest block."""
-    signature = entry_signature(prompt)
-    if signature is None:
-        return None
-    tests_source = tests_unit(prompt, tests, signature)
-    return None if tests_source is None else (program_unit(program, signature), tests_source)
+split = apart.split_by(entry_signature, program_unit, tests_unit)

@@ -182,10 +182,4 @@ def tests_unit(prompt: str, tests: str, signature: Signature) -> str:
     )
 
 
-def split(prompt: str, program: str, tests: str) -> tuple[str, str] | None:
-    """(the program's source, the tests' source) of a program suite whose prompt leaves a plain function open; None
-    when it does not."""
-    signature = entry_signature(prompt)
-    if signature is None:
-        return None
-    return program_unit(program, signature), tests_unit(prompt, tests, signature)
+split = apart.split_by(entry_signature, program_unit, tests_unit)

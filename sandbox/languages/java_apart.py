@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from sandbox.languages import apart
+from sandbox.languages.class_methods import MethodSyntax, Signature
 
 _CODEC_SOURCE = apart.APART / "judge" / "Plain.java"
 CODEC_JAR = apart.built_from(_CODEC_SOURCE, "judge-plain", ".jar")
@@ -43,7 +43,7 @@ _OPEN_METHOD = re.compile(
     r"(?:throws\s+[\w.,\s]+?)?\s*(?P<brace>\{)\s*\Z"
 )
 _MODIFIERS = frozenset({"public", "private", "protected", "static", "final", "synchronized"})
-_CLASS = re.compile(r"\bclass\s+(?P<name>[A-Za-z_]\w*)")
+_CLASS = re.compile(r"\bclass\s+(?P<name>[A-Za-z_]\w*)")  # the tests' classes
 _BOXED = {
     "long": "Long", "int": "Integer", "short": "Short", "byte": "Byte", "double": "Double", "float": "Float",
     "boolean": "Boolean", "char": "Character",
@@ -54,21 +54,14 @@ _PLAIN_WORDS = frozenset(
 )
 _CHANGED_IN_PLACE = re.compile(r"(?:ArrayList|List|HashMap|Map|HashSet|Set)\b")
 _TESTS_MAIN = re.compile(r"\bstatic\s+void\s+main\s*\(")
-
-
-@dataclass(frozen=True)
-class Parameter:
-    type: str  # as the prompt writes it: `ArrayList<Long>`, `float`
-    name: str
-
-
-@dataclass(frozen=True)
-class Signature:
-    owner: str  # the class the method is declared in
-    static: bool
-    returns: str  # "void" for none
-    name: str
-    parameters: tuple[Parameter, ...]
+_SYNTAX = MethodSyntax(
+    _OPEN_METHOD,
+    _MODIFIERS,
+    re.compile(r"(?:final\s+)?(?P<type>.+?)\s+(?P<name>[A-Za-z_]\w*)", re.DOTALL),
+    _PLAIN_WORDS,
+    re.compile(r"[\w\s<>,]+"),
+)
+entry_signature = _SYNTAX.open_method
 
 
 def boxed(type_text: str) -> str:
@@ -79,32 +72,6 @@ def boxed(type_text: str) -> str:
 def _changes_in_place(type_text: str) -> bool:
     """Whether the tests may see an argument of this type changed (as Plain.changesInPlace tells)."""
     return _CHANGED_IN_PLACE.match(type_text) is not None
-
-
-def entry_signature(prompt: str) -> Signature | None:
-    """The signature of the method the prompt leaves open, when every type in it is plain; else None."""
-    bare = apart.blanked(prompt)
-    found = _OPEN_METHOD.search(bare)
-    owner = list(_CLASS.finditer(bare, 0, found.start() if found else 0))
-    if found is None or not owner:
-        return None
-    parameters = []
-    for text in apart.split_parameters(found["params"]):
-        named = re.fullmatch(r"(?:final\s+)?(?P<type>.+?)\s+(?P<name>[A-Za-z_]\w*)", text, re.DOTALL)
-        if named is None:
-            return None
-        parameters.append(Parameter(" ".join(named["type"].split()), named["name"]))
-    head = found["head"].split()
-    typed_at = next((i for i, word in enumerate(head) if word not in _MODIFIERS), len(head))
-    returns = " ".join(head[typed_at:])
-    if not all(_plain(p.type) for p in parameters) or not (returns == "void" or _plain(returns)):
-        return None
-    return Signature(owner[-1]["name"], "static" in head[:typed_at], returns, found["name"], tuple(parameters))
-
-
-def _plain(type_text: str) -> bool:
-    words = re.findall(r"[A-Za-z_]\w*", type_text)
-    return bool(words) and set(words) <= _PLAIN_WORDS and re.fullmatch(r"[\w\s<>,]+", type_text) is not None
 
 
 def program_unit(program: str, signature: Signature) -> str:
@@ -158,11 +125,4 @@ def tests_unit(prompt: str, tests: str, signature: Signature) -> str | None:
     )
 
 
-def split(prompt: str, program: str, tests: str) -> tuple[str, str] | None:
-    """(the program's source, the tests' source) of a program suite whose prompt leaves a plain method open; None when
-    it does not, or the tests have no main."""
-    signature = entry_signature(prompt)
-    if signature is None:
-        return None
-    tests_source = tests_unit(prompt, tests, signature)
-    return None if tests_source is None else (program_unit(program, signature), tests_source)
+split = apart.split_by(entry_signature, program_unit, tests_unit)

@@ -180,11 +180,4 @@ fn main() {
 """
 
 
-def split(prompt: str, program: str, tests: str) -> tuple[str, str] | None:
-    """(the program's crate, the tests' crate) of a program suite whose prompt leaves a plain function open; None when
-    it does not, or the tests have no `main`."""
-    signature = entry_signature(prompt)
-    if signature is None:
-        return None
-    tests_crate = tests_unit(prompt, tests, signature)
-    return None if tests_crate is None else (program_unit(program, signature), tests_crate)
+split = apart.split_by(entry_signature, program_unit, tests_unit)
