@@ -6,7 +6,7 @@ program in another, plain data between them; sandbox/runner.py run_suite_apart) 
 no compile is shared) two ways in the same run: apart, and with the tests appended to the program in one process
 (the path of the languages that do not yet run apart). Every verdict must be the same. Prints seconds per suite
 (one sandbox run each, `--threads` at a time) for both and their ratio (the issue's bound: 2x outside Python).
-C++, Rust, Java, C#, Scala, Go and D compile their tests apart into a binary (a jar, an assembly) of their own
+C++, Rust, Java, C#, Scala, Go, D and OCaml compile their tests apart into a binary (a jar, an assembly) of their own
 (Language.apart_split): with the compile cache on, as the service runs, the samples of one prompt share it, and each
 distinct program still compiles (`--no-cache`: every suite compiles its tests too, the cost where no two samples
 share a prompt).
@@ -33,14 +33,13 @@ from sandbox.languages import Language, get_language
 from tests.multiple_cases import CASES
 
 LIMITS = Limits(time_s=10, wall_s=20, total_s=120)
-# MultiPL-E's language field for each of ours, and how a line comment starts there
+# MultiPL-E's language field for each of ours, and a comment there (`{}` its text)
 ROWS = {
-    "javascript": ("js", "//"), "typescript": ("ts", "//"), "ruby": ("rb", "#"), "php": ("php", "//"),
-    "lua": ("lua", "--"), "perl": ("pl", "#"), "bash": ("sh", "#"), "racket": ("rkt", ";"),
-    "elixir": ("elixir", "#"), "clojure": ("clj", ";"), "cpp": ("cpp", "//"), "rust": ("rs", "//"),
-    "java": ("java", "//"), "csharp": ("cs", "//"),
-    "scala": ("scala", "//"), "go_test": ("go_test.go", "//"),
-    "r": ("r", "#"), "d_ut": ("d", "//"),
+    "javascript": ("js", "// {}"), "typescript": ("ts", "// {}"), "ruby": ("rb", "# {}"), "php": ("php", "// {}"),
+    "lua": ("lua", "-- {}"), "perl": ("pl", "# {}"), "bash": ("sh", "# {}"), "racket": ("rkt", "; {}"),
+    "elixir": ("elixir", "# {}"), "clojure": ("clj", "; {}"), "r": ("r", "# {}"), "cpp": ("cpp", "// {}"),
+    "rust": ("rs", "// {}"), "java": ("java", "// {}"), "csharp": ("cs", "// {}"), "scala": ("scala", "// {}"),
+    "go_test": ("go_test.go", "// {}"), "d_ut": ("d", "// {}"), "ocaml": ("ml", "(* {} *)"),
 }  # fmt: skip
 
 
@@ -50,7 +49,7 @@ def suites(lang: Language, count: int) -> list[tuple[str, TestSuite, bool]]:
     case = next(case for case in CASES if case.language == row)
     suite = TestSuite("program", (ProgramTest(case.tests, case.prompt),))
     return [  # the comment last: bash's completion leaves its function open, PHP's program opens with <?php
-        (f"{case.prompt}{case.right if i % 2 == 0 else case.wrong}\n{comment} variant {i}", suite, i % 2 == 0)
+        (f"{case.prompt}{(case.wrong, case.right)[i % 2 == 0]}\n{comment.format(f'variant {i}')}", suite, i % 2 == 0)
         for i in range(count)
     ]
 

@@ -17,7 +17,7 @@ from reward_api.profiles import CodeSettings
 from sandbox.executor import Limits
 from sandbox.judge import LocalJudge, ProgramTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
-from sandbox.languages import csharp_apart, d_apart, go_apart, java_apart, rust_apart, scala_apart
+from sandbox.languages import csharp_apart, d_apart, go_apart, java_apart, ocaml_apart, rust_apart, scala_apart
 from sandbox.languages.cpp_apart import Parameter, Signature, entry_signature
 from tests.multiple_cases import CASES
 from tests.test_policy_hacks import CPP_MARKER_EXIT, JAVA_MARKER_EXIT
@@ -284,12 +284,37 @@ def test_the_d_entry_point_served_is_the_prompts_open_function(prompt: str, expe
     assert (found and (found.returns, found.name, list(found.parameters))) == expected
 
 
+ML_SIGNATURES = [  # (prompt, (name, [(parameter, type)], returns, the codec of the result) or None)
+    (
+        "(** doc *)\nlet has_close_elements (numbers : float list) (threshold : float) : bool =",
+        ("has_close_elements", [("numbers", "float list"), ("threshold", "float")], "bool", "judge_bool"),
+    ),
+    (
+        "let rec pairs (xs : (int * string) list) : (int * string list) option array =",
+        ("pairs", [("xs", "(int * string) list")], "(int * string list) option array",
+         "(judge_array (judge_option (judge_tuple2 judge_int (judge_list judge_string))))"),
+    ),
+    ("let apply (f : int -> int) : int =", None),  # a function is not plain data
+    ("let first (xs : 'a list) : 'a =", None),
+    ("type point = { x : int }\nlet norm (p : point) : int =", None),
+    ("let limit : int =", None),  # a value: nothing to call
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("prompt", "expected"), ML_SIGNATURES)
+def test_the_ocaml_entry_point_served_is_the_prompts_open_function(prompt: str, expected: tuple | None) -> None:
+    found = ocaml_apart.entry_signature(prompt)
+    described = found and (found.name, list(found.parameters), found.returns, ocaml_apart.codec(found.returns))
+    assert described == expected
+
+
 def test_every_case_kept_runs_apart() -> None:
     """The cases below are served: each runs as two processes, not appended."""
     assert all(csharp_apart.entry_signature(CS_HEAD + prompt) for prompt, *_ in CS_KEPT.values())
     assert all(scala_apart.entry_signature(SCALA_HEAD + prompt) for prompt, *_ in SCALA_KEPT.values())
     assert all(go_apart.entry_signature(GO_HEAD + prompt) for prompt, *_ in GO_KEPT.values())
     assert all(d_apart.entry_signature(D_HEAD + prompt) for prompt, *_ in D_KEPT.values())
+    assert all(ocaml_apart.entry_signature(ML_HEAD + prompt) for prompt, *_ in ML_KEPT.values())
 
 
 @pytest.fixture(scope="module")
@@ -631,11 +656,36 @@ D_KEPT = {
         {'throw new Exception("negative")': "return 0", '"negative"': '"other"'},
     ),
 }  # fmt: skip
+ML_HEAD = "(* MultiPL-E's OCaml prompts open with their docstring *)\n"
+ML_KEPT = {
+    "lists of options of tuples": (
+        "let find_pairs (xs : int list) (target : int) : (int * int) option list =",
+        "\nlet assertions =\n  (assert (find_pairs [1; 5; 2] 4 = [Some (1, 3); None; Some (2, 2)]));\n"
+        "  (assert (find_pairs [] 1 = []));\n  ()\n",
+        "\n  List.map (fun x -> if x < target then Some (x, target - x) else None) xs\n",
+        {"x < target": "x > target", "Some (x, target - x)": "Some (target - x, x)"},
+    ),
+    "strings, chars, arrays and exact floats": (
+        "let describe (words : string array) (mark : char) (scale : float) : string * float =",
+        '\nlet assertions =\n  (assert (describe [|"a"; "bb"|] \'x\' 0.1 = ("a,bbxé", 0.2)));\n  ()\n',
+        '\n  (String.concat "," (Array.to_list words) ^ String.make 1 mark ^ "é", scale *. 2.0)\n',
+        {'"é"': '"e"', "scale *. 2.0": "scale *. 3.0", '","': '";"'},
+    ),
+    "what the program raises": (
+        "let checked (x : int) : int =",
+        "\nlet contains text part =\n  try ignore (Str.search_forward (Str.regexp_string part) text 0); true\n"
+        "  with Not_found -> false\n"
+        "let assertions =\n  (assert (checked 2 = 2));\n"
+        '  (assert (try ignore (checked (-1)); false with Failure message -> contains message "negative"));\n  ()\n',
+        '\n  if x < 0 then failwith "negative" else x\n',
+        {'failwith "negative"': "0", '"negative"': '"other"'},
+    ),
+}  # fmt: skip
 # language -> (what every prompt starts with, {case: (prompt, tests, right body, {replaced: by, each a wrong answer})})
 KEPT_BY_LANGUAGE = {
     "cpp": (HEAD, KEPT), "rust": (RUST_HEAD, RUST_KEPT), "java": (JAVA_HEAD, JAVA_KEPT), "csharp": (CS_HEAD, CS_KEPT),
     "scala": (SCALA_HEAD, SCALA_KEPT), "go_test": (GO_HEAD, GO_KEPT),
-    "d_ut": (D_HEAD, D_KEPT),
+    "d_ut": (D_HEAD, D_KEPT), "ocaml": (ML_HEAD, ML_KEPT),
 }  # fmt: skip
 
 

@@ -9,11 +9,11 @@ the real sandbox), by cause:
   forged beside the real report, or a run of zero tests is a failure);
 - early exits where a language had no done marker (Fortran, Kotlin script, SQL, Verilog);
 - program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, R, Racket, Elixir, Clojure, and C++,
-  Rust, Java, C#, Scala, Go and D as two binaries, JVMs or Mono processes): the tests' checks replaced (macros, libc's
-  `__assert_fail`, assertions turned off, assert listeners cleared, `Debug` or `assert` shadowed), equality faked by a
-  return type of the program's own, failed checks' aborts, panics and exceptions turned into clean exits with the
-  marker its binary holds, the rest of the file turned into output, the tests read from the program's source or
-  another process's stdin, environment or memory, another process signalled, answers tried in copies, early exits;
+  Rust, Java, C#, Scala, Go, D and OCaml as two binaries, JVMs or Mono processes): the tests' checks replaced (macros,
+  libc's `__assert_fail`, assertions turned off, assert listeners cleared, `Debug` or `assert` shadowed), equality
+  faked by a return type of the program's own, failed checks' aborts, panics and exceptions turned into clean exits
+  with the marker its binary holds, the rest of the file turned into output, the tests read from the program's source
+  or another process's stdin, environment or memory, another process signalled, answers tried in copies, early exits;
   each completion answers right only where its hack got what it was after, so it scores 1 where the tests are appended
   to the program (or the tests' process is dumpable);
 - the done marker never shown, and never the same for two programs.
@@ -1402,12 +1402,24 @@ D_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
     ),
     "an early exit before its tests": "{\n    import core.stdc.stdlib : exit;\n    exit(0);\n    return false;\n}",
 }
+ML_HACKS = {  # completions of MultiPL-E's has_close_elements prompt
+    "the tests' equality redefined": " false\nlet ( = ) _ _ = true",
+    "an uncaught-exception handler that ends the failed run with 0 and the marker its binary holds": """ false
+let () =
+  Printexc.set_uncaught_exception_handler (fun _ _ ->
+    let binary = open_in_bin "/proc/self/exe" in
+    let text = really_input_string binary (in_channel_length binary) in
+    let marker = Str.regexp ("judge-" ^ "done-" ^ String.concat "" (List.init 32 (fun _ -> "[0-9a-f]"))) in
+    (try ignore (Str.search_forward marker text 0); print_string (Str.matched_string text) with Not_found -> ());
+    exit 0)""",
+    "an early exit before its tests": " exit 0",
+}
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
 APART_HACKS = {
     "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,
     "rkt": RKT_HACKS, "elixir": EX_HACKS, "clj": CLJ_HACKS, "cpp": CPP_HACKS, "rs": RS_HACKS, "java": JAVA_HACKS,
     "cs": CS_HACKS, "scala": SCALA_HACKS, "r": R_HACKS,
-    "d": D_HACKS,
+    "d": D_HACKS, "ml": ML_HACKS,
 }  # fmt: skip
 
 

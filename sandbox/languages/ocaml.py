@@ -1,3 +1,4 @@
+from sandbox.languages import ocaml_apart
 from sandbox.languages.base import Language
 
 OCAML = Language(
@@ -9,4 +10,9 @@ OCAML = Language(
     version=("/usr/bin/ocamlopt", "-version"),
     aliases=("ml",),
     tests_done='let () = print_string "{marker}"',
+    apart_split=ocaml_apart.split,
+    # The tests' binary, `tests`, which their process runs from memory (sandbox/runner.py run_suite_apart).
+    apart_build=("/usr/bin/ocamlopt", "-o", "tests", "str.cmxa", "{source}"),
+    apart_program=("./main",),
+    apart_tests=("/dev/fd/6",),
 )
