@@ -12,6 +12,11 @@ APART = Path(__file__).resolve().parent.parent / "runtimes" / "apart"
 BUILT = "/usr/local/lib/reward-sandbox"  # what `make languages` builds from sandbox/runtimes/apart/
 
 
+def from_root(path: Path) -> str:
+    """`path` as a set-up command names it: from the repository's root, where `make languages` runs them."""
+    return str(path.relative_to(APART.parent.parent.parent))
+
+
 def built_from(source: Path, stem: str, suffix: str) -> str:
     """Where `make languages` builds `source` to: named by the source's digest, so a changed source is built again (a
     language needs the library its runner speaks to)."""
@@ -20,7 +25,7 @@ def built_from(source: Path, stem: str, suffix: str) -> str:
 
 # Makes the tests' process non-dumpable before its runtime starts (nondumpable.c).
 NONDUMPABLE = built_from(APART / "nondumpable.c", "nondumpable", ".so")
-BUILD_NONDUMPABLE = f"mkdir -p {BUILT} && gcc -O2 -shared -fPIC -o {NONDUMPABLE} sandbox/runtimes/apart/nondumpable.c"
+BUILD_NONDUMPABLE = f"mkdir -p {BUILT} && gcc -O2 -shared -fPIC -o {NONDUMPABLE} {from_root(APART / 'nondumpable.c')}"
 # The tests' environment: the library preloaded, and a HOME no program can write (node looks for modules under
 # $HOME/.node_modules, RubyGems for gems under ~/.gem; the usual HOME, /sandbox, is the program's).
 TESTS_ENV = {"LD_PRELOAD": NONDUMPABLE, "HOME": "/usr/lib/judge"}
@@ -34,7 +39,7 @@ def installed_scripts(extension: str) -> tuple[tuple[str, str], str]:
         f"{BUILT}/judge-{name}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.{extension}"
         for name, text in zip(names, scripts(extension), strict=True)
     )
-    messages, *sources = (f"sandbox/runtimes/apart/{name}.{extension}" for name in ("plain_data", *names))
+    messages, *sources = (from_root(APART / f"{name}.{extension}") for name in ("plain_data", *names))
     setup = f"mkdir -p {BUILT} && cat {messages} {sources[0]} > {serve} && cat {messages} {sources[1]} > {run}"
     return (serve, run), setup
 

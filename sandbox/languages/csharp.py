@@ -11,11 +11,10 @@ MultiPL-E's suites run apart from the program, in two Mono processes (csharp_apa
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 
-from sandbox.languages import csharp_apart
+from sandbox.languages import apart, csharp_apart
 from sandbox.languages.base import Language, literal
 
 # .NET 6's implicit usings but System.Net.Http, which Mono's packages here lack (and programs have no network).
@@ -48,7 +47,6 @@ APP_CONFIG = (
 )
 # What programs and the tests run apart compile against and load: System.Numerics, and the codec (csharp_apart.py).
 _REFERENCES = f"-r:System.Numerics.dll -r:{csharp_apart.CODEC_DLL}"
-_CODEC_DIRECTORY = os.path.dirname(csharp_apart.CODEC_DLL)
 
 
 def _compile_script(flags: str) -> str:
@@ -110,7 +108,7 @@ CSHARP = CSharpLanguage(
     binds=("/etc/mono",),
     start_s=0.2,
     # MONO_PATH: where both sides of tests run apart find the codec.
-    env={"MONO_TRACE_LISTENER": "Console.Error", "MONO_PATH": _CODEC_DIRECTORY},
+    env={"MONO_TRACE_LISTENER": "Console.Error", "MONO_PATH": apart.BUILT},
     failure_pattern=r"DefaultTraceListener\.Fail|^Unhandled Exception",
     needs=("/usr/bin/mcs", csharp_apart.CODEC_DLL),
     setup=(csharp_apart.BUILD_CODEC,),

@@ -18,7 +18,6 @@ run after the program.
 
 from __future__ import annotations
 
-import os
 import re
 
 from sandbox.languages import apart
@@ -27,8 +26,8 @@ from sandbox.languages.class_methods import MethodSyntax, Signature
 _CODEC_SOURCE = apart.APART / "judge" / "Plain.cs"
 CODEC_DLL = apart.built_from(_CODEC_SOURCE, "judge-plain", ".dll")
 BUILD_CODEC = (
-    f"mkdir -p {os.path.dirname(CODEC_DLL)} && /usr/bin/mcs -target:library -optimize+ -out:{CODEC_DLL} "
-    f"{_CODEC_SOURCE.relative_to(apart.APART.parent.parent.parent)}"
+    f"mkdir -p {apart.BUILT} && /usr/bin/mcs -target:library -optimize+ -out:{CODEC_DLL} "
+    f"{apart.from_root(_CODEC_SOURCE)}"
 )
 
 # The open header the prompt ends with: modifiers and return type (`head`), name, parameters.

@@ -1,6 +1,7 @@
 import os
+from pathlib import Path
 
-from sandbox.languages import java_apart
+from sandbox.languages import apart, java_apart
 from sandbox.languages.base import Language
 
 # JVM start-up flags for short programs (scala and kotlin_script start the JVM the same way).
@@ -11,6 +12,23 @@ CLASS_PATH = f".:{JAVATUPLES}:{java_apart.CODEC_JAR}"
 JAVAC = ("/usr/bin/javac", "-J-Xmx512m", *(f"-J{flag}" for flag in JVM_FAST_START), "-nowarn")
 JVM = ("/usr/bin/java", "-Xmx{memory_mb}m", "-Xss64m", *JVM_FAST_START)
 _CLASSES = "/tmp/judge-classes"  # where the tests' classes compile, in their own sandbox, before they are a jar
+
+
+def codec_jar(compiler: tuple[str, ...], source: Path, jar: str) -> str:
+    """The set-up command that compiles a JVM language's codec `source` with `compiler` (its argv, class path
+    included) into `jar` (java_apart.py's, scala_apart.py's), built once by `make languages`."""
+    return (
+        f"mkdir -p {apart.BUILT} && classes=$(mktemp -d) && {' '.join(compiler)} -d $classes {apart.from_root(source)} "
+        f"&& /usr/bin/jar cf {jar} -C $classes . && rm -rf $classes"
+    )
+
+
+def tests_jar(compiler: tuple[str, ...]) -> tuple[str, ...]:
+    """A JVM language's Language.apart_build: the tests' classes compiled by `compiler` (its argv, class path
+    included) into one jar, `tests`, which their JVM reads from memory (sandbox/runner.py run_suite_apart)."""
+    script = f'mkdir -p {_CLASSES} && "$@" -d {_CLASSES} && /usr/bin/jar cf tests -C {_CLASSES} .'
+    return ("/bin/sh", "-c", script, "tests_jar", *compiler, "{source}")
+
 
 JAVA = Language(
     name="java",
@@ -28,22 +46,12 @@ JAVA = Language(
     compile_address_space_limit=False,
     apt=("default-jdk-headless:/usr/bin/javac", "libjavatuples-java"),
     needs=(JAVATUPLES, java_apart.CODEC_JAR),
-    setup=(java_apart.build_codec(JAVAC, JAVATUPLES),),
+    setup=(codec_jar((*JAVAC, "-cp", JAVATUPLES), java_apart.CODEC_SOURCE, java_apart.CODEC_JAR),),
     version=("/usr/bin/java", "-version"),
     tests_done='System.out.println("{marker}"); System.out.flush();',
     tests_done_at="block",
     apart_split=java_apart.split,
-    # The tests' classes as one jar, `tests`, which their JVM reads from memory (sandbox/runner.py run_suite_apart).
-    apart_build=(
-        "/bin/sh",
-        "-c",
-        f'mkdir -p {_CLASSES} && "$@" -d {_CLASSES} && /usr/bin/jar cf tests -C {_CLASSES} .',
-        "javac",
-        *JAVAC,
-        "-cp",
-        CLASS_PATH,
-        "{source}",
-    ),
+    apart_build=tests_jar((*JAVAC, "-cp", CLASS_PATH)),
     apart_program=(*JVM, "-cp", CLASS_PATH, "JudgeServer"),
     apart_tests=(JVM[0], "-ea", *JVM[1:], "-cp", f"/dev/fd/6:{CLASS_PATH}", "JudgeTests"),
     apart_tests_env={"JUDGE_READY_EXE": os.path.realpath("/usr/bin/java")},

@@ -18,23 +18,13 @@ program.
 
 from __future__ import annotations
 
-import os
 import re
 
 from sandbox.languages import apart
 from sandbox.languages.class_methods import MethodSyntax, Signature
 
-_CODEC_SOURCE = apart.APART / "judge" / "Plain.java"
-CODEC_JAR = apart.built_from(_CODEC_SOURCE, "judge-plain", ".jar")
-
-
-def build_codec(javac: tuple[str, ...], class_path: str) -> str:
-    """The shell command that builds the codec's jar with `javac` (its compiler and flags) against `class_path`."""
-    return (
-        f"mkdir -p {os.path.dirname(CODEC_JAR)} && classes=$(mktemp -d) && {' '.join(javac)} -cp {class_path} "
-        f"-d $classes {_CODEC_SOURCE.relative_to(apart.APART.parent.parent.parent)} && "
-        f"/usr/bin/jar cf {CODEC_JAR} -C $classes . && rm -rf $classes"
-    )
+CODEC_SOURCE = apart.APART / "judge" / "Plain.java"
+CODEC_JAR = apart.built_from(CODEC_SOURCE, "judge-plain", ".jar")
 
 
 # The open header the prompt ends with: modifiers and return type (`head`), name, parameters.

@@ -15,7 +15,6 @@ other (a struct of the prompt's, a generic, a lifetime) there is no split and th
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 
@@ -32,8 +31,8 @@ def build_codec(rustc: tuple[str, ...]) -> str:
     """The shell command that builds the codec library with `rustc` (its compiler and flags: the same as the crates
     that link it)."""
     return (
-        f"mkdir -p {os.path.dirname(CODEC_LIBRARY)} && {' '.join(rustc)} --crate-type rlib --crate-name judge_codec "
-        f"-o {CODEC_LIBRARY} sandbox/runtimes/apart/plain_data.rs"
+        f"mkdir -p {apart.BUILT} && {' '.join(rustc)} --crate-type rlib --crate-name judge_codec "
+        f"-o {CODEC_LIBRARY} {apart.from_root(_CODEC_SOURCE)}"
     )
 
 

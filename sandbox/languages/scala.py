@@ -1,8 +1,8 @@
 import os
 
-from sandbox.languages import apart, scala_apart
+from sandbox.languages import scala_apart
 from sandbox.languages.base import Language
-from sandbox.languages.java import JVM_FAST_START
+from sandbox.languages.java import JVM_FAST_START, codec_jar, tests_jar
 
 _LIB = "/usr/share/scala/lib"
 _JVM = (*JVM_FAST_START, "-Xss64m")
@@ -13,12 +13,6 @@ _SCALAC = (
     "scala.tools.nsc.Main", "-nowarn",
 )  # fmt: skip
 _CLASS_PATH = f"{_LIB}/scala-library.jar:.:{scala_apart.CODEC_JAR}"
-_CLASSES = "/tmp/judge-classes"  # where the tests' classes compile, in their own sandbox, before they are a jar
-_BUILD_CODEC = (
-    f"mkdir -p {apart.BUILT} && classes=$(mktemp -d) && {' '.join(_SCALAC)} -d $classes "
-    f"{scala_apart.CODEC_SOURCE.relative_to(apart.APART.parent.parent.parent)} && "
-    f"/usr/bin/jar cf {scala_apart.CODEC_JAR} -C $classes . && rm -rf $classes"
-)
 
 
 # The JVM straight, not Debian's `scala`/`scalac` shell scripts: a time limit must kill the JVM itself (the
@@ -33,7 +27,7 @@ SCALA = Language(
     compile_address_space_limit=False,
     apt=("scala", "default-jdk-headless:/usr/bin/jar"),
     needs=(scala_apart.CODEC_JAR,),
-    setup=(_BUILD_CODEC,),
+    setup=(codec_jar(_SCALAC, scala_apart.CODEC_SOURCE, scala_apart.CODEC_JAR),),
     version=("/usr/bin/scala", "-version"),
     start_s=0.5,
     compile_memory_floor_mb=1536,
@@ -42,11 +36,7 @@ SCALA = Language(
     tests_done='println("{marker}")',
     tests_done_at="block",
     apart_split=scala_apart.split,
-    # The tests' classes as one jar, `tests`, which their JVM reads from memory (sandbox/runner.py run_suite_apart).
-    apart_build=(
-        "/bin/sh", "-c", f'mkdir -p {_CLASSES} && "$@" -d {_CLASSES} && /usr/bin/jar cf tests -C {_CLASSES} .',
-        "scalac", *_SCALAC, "{source}",
-    ),
+    apart_build=tests_jar(_SCALAC),
     apart_program=("/usr/bin/java", "-Xmx{memory_mb}m", *_JVM, "-cp", _CLASS_PATH, "JudgeServer"),
     apart_tests=("/usr/bin/java", "-Xmx{memory_mb}m", *_JVM, "-cp", f"/dev/fd/6:{_CLASS_PATH}", "JudgeTests"),
     apart_tests_env={"JUDGE_READY_EXE": os.path.realpath("/usr/bin/java")},
