@@ -214,7 +214,7 @@ class LocalJudge:
                 why = _tail(str(built.result.get("stderr", "")))
                 return JudgeReport([TestVerdict(Verdict.SKIPPED)], sandbox_error=f"{_UNBUILT}: {why}")
             tests_binary = built.artifacts["tests"][1]
-            language, inputs, done = lang, [TestInput(tests_apart=("", marker))], marker
+            language, inputs, done = lang.program_builder(), [TestInput(tests_apart=("", marker))], marker
             run_limits = limits
         elif lang.apart_tests and lang.apart_split is None:  # the tests and the program each in a process (below)
             program, tests_apart = _with_its_closer(code, test.code)

@@ -121,6 +121,8 @@ class Language:
     # program's.
     apart_split: Callable[[str, str, str], tuple[str, str] | None] | None = None
     apart_build: tuple[str, ...] = ()
+    # The program's side of such a split where it compiles otherwise than `compile` (Go's: package main, of two files)
+    apart_compile: tuple[str, ...] = ()
     # Its runtime starts processes of its own where a program suite's tests run (a shell's `$(...)`, R's start-up
     # script, the BEAM's helper): its tests may fork. Elsewhere a test is kept to one process (Limits.single_process).
     forks: bool = False
@@ -175,6 +177,10 @@ class Language:
         suffix = os.path.splitext(self.source_file)[1]
         source = self.source_file if "{main}" in self.source_file else f"tests{suffix}"
         return dataclasses.replace(self, source_file=source, compile=self.apart_build)
+
+    def program_builder(self) -> Language:
+        """The language that compiles the program's side of a compiled language's tests apart (apart_compile)."""
+        return dataclasses.replace(self, compile=self.apart_compile) if self.apart_compile else self
 
     def with_tests_done(self, tests: str, marker: str) -> str | None:
         """`tests` with the code that prints `marker` after them (tests_done); None where there is no place for it."""

@@ -23,7 +23,8 @@ from sandbox.languages import apart
 
 _CODEC = (apart.APART / "plain_data.go").read_text()
 _CODEC_IMPORTS = ("bytes", "encoding/binary", "errors", "fmt", "io", "math", "os", "reflect")
-# Ends the first file of a unit: what follows is a second file of the same package (go.py's compile splits them).
+# Ends the first file of a unit: what follows is a second file of the same package (go_test.py's apart_compile and
+# apart_build split them).
 SPLIT = "// judge: another file of this package follows"
 
 _TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|`[^`]*`|\'(?:\\.|[^\'\\\n])+\'|//[^\n]*|/\*.*?\*/', re.DOTALL)

@@ -1,7 +1,3 @@
-from __future__ import annotations
-
-from dataclasses import dataclass
-
 from sandbox.languages import go_apart
 from sandbox.languages.base import Language, literal
 from sandbox.languages.go import GO
@@ -16,22 +12,9 @@ _TWO_FILES = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class GoTestLanguage(Language):
-    def commands(self, code: str, memory_mb: int) -> tuple[str, list[str] | None, list[str]]:
-        """A program with the server of tests run apart (go_apart.program_unit) builds as package main, from its two
-        files; any other as a test binary (the tests run apart build with apart_build: tests_builder)."""
-        source, compile_argv, run_argv = super().commands(code, memory_mb)
-        if self.compile != self.apart_build and f"\n{go_apart.SPLIT}\n" in code:
-            compile_argv = [part.format(source=source) for part in _TWO_FILES]
-            compile_argv += ["program.go", "judge_server.go", "/usr/bin/go", "build", "-o", "main"]
-            compile_argv += ["program.go", "judge_server.go"]
-        return source, compile_argv, run_argv
-
-
 # SandboxFusion's `go_test`: the program is a _test.go file (HumanEval-X's Go tests import testify, from
 # Debian's /usr/share/gocode); built once into a test binary, which reports each test (-test.v).
-GO_TEST = GoTestLanguage(
+GO_TEST = Language(
     name="go_test",
     source_file="main_test.go",
     compile=("/usr/bin/go", "test", "-c", "-o", "main.test", "{source}"),
@@ -68,6 +51,18 @@ GO_TEST = GoTestLanguage(
         "tests",
         "tests_test.go",
         "judge_ask_test.go",
+    ),
+    # The program with its server builds as package main, from its two files (go_apart.program_unit).
+    apart_compile=(
+        *_TWO_FILES,
+        "program.go",
+        "judge_server.go",
+        "/usr/bin/go",
+        "build",
+        "-o",
+        "main",
+        "program.go",
+        "judge_server.go",
     ),
     apart_program=("./main",),
     apart_tests=("/dev/fd/6", "-test.v"),
