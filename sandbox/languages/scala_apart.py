@@ -62,9 +62,10 @@ class _Unplain(ValueError):
 
 def codec(type_text: str) -> str:
     """The Scala expression of `type_text`'s codec (`Plain.list(Plain.float)`); _Unplain when it has none."""
-    tokens = [(found["name"], found["mark"]) for found in _TOKEN.finditer(type_text)]
-    if "".join(found.group() for found in _TOKEN.finditer(type_text)).strip() != type_text.strip():
+    found = list(_TOKEN.finditer(type_text))
+    if "".join(token.group() for token in found).strip() != type_text.strip():
         raise _Unplain(type_text)
+    tokens = [(token["name"], token["mark"]) for token in found]
     expression, rest = _codec(tokens)
     if rest:
         raise _Unplain(type_text)
