@@ -88,7 +88,7 @@ serve: $(SERVER_STAMP)
 
 test: $(DEV_STAMP)
 	$(BIN)/ruff check reward_api sandbox service_kit trainer_client tests bench
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=40
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check reward_api sandbox service_kit trainer_client tests bench
