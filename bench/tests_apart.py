@@ -6,10 +6,10 @@ program in another, plain data between them; sandbox/runner.py run_suite_apart) 
 no compile is shared) two ways in the same run: apart, and with the tests appended to the program in one process
 (the path of the languages that do not yet run apart). Every verdict must be the same. Prints seconds per suite
 (one sandbox run each, `--threads` at a time) for both and their ratio (the issue's bound: 2x outside Python).
-C++, Rust, Java, C#, Scala, Go, D and OCaml compile their tests apart into a binary (a jar, an assembly) of their own
-(Language.apart_split): with the compile cache on, as the service runs, the samples of one prompt share it, and each
-distinct program still compiles (`--no-cache`: every suite compiles its tests too, the cost where no two samples
-share a prompt).
+C++, Rust, Java, C#, Scala, Go, D, OCaml and Haskell compile their tests apart into a binary (a jar, an assembly) of
+their own (Language.apart_split): with the compile cache on, as the service runs, the samples of one prompt share it,
+and each distinct program still compiles (`--no-cache`: every suite compiles its tests too, the cost where no two
+samples share a prompt).
 
     .venv/bin/python bench/tests_apart.py [--suites 40] [--threads 2] [--languages javascript,ruby,...] [--no-cache]
 """
@@ -40,6 +40,7 @@ ROWS = {
     "elixir": ("elixir", "# {}"), "clojure": ("clj", "; {}"), "r": ("r", "# {}"), "cpp": ("cpp", "// {}"),
     "rust": ("rs", "// {}"), "java": ("java", "// {}"), "csharp": ("cs", "// {}"), "scala": ("scala", "// {}"),
     "go_test": ("go_test.go", "// {}"), "d_ut": ("d", "// {}"), "ocaml": ("ml", "(* {} *)"),
+    "haskell": ("hs", "-- {}"),
 }  # fmt: skip
 
 

@@ -17,7 +17,16 @@ from reward_api.profiles import CodeSettings
 from sandbox.executor import Limits
 from sandbox.judge import LocalJudge, ProgramTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
-from sandbox.languages import csharp_apart, d_apart, go_apart, java_apart, ocaml_apart, rust_apart, scala_apart
+from sandbox.languages import (
+    csharp_apart,
+    d_apart,
+    go_apart,
+    haskell_apart,
+    java_apart,
+    ocaml_apart,
+    rust_apart,
+    scala_apart,
+)
 from sandbox.languages.cpp_apart import Parameter, Signature, entry_signature
 from tests.multiple_cases import CASES
 from tests.test_policy_hacks import CPP_MARKER_EXIT, JAVA_MARKER_EXIT
@@ -308,6 +317,33 @@ def test_the_ocaml_entry_point_served_is_the_prompts_open_function(prompt: str, 
     assert described == expected
 
 
+HS_SIGNATURES = [  # (prompt, (name, [(parameter, type)], returns, the codec of the result) or None)
+    (
+        "-- | doc\nhasCloseElements :: [Float] -> Float -> Bool\nhasCloseElements numbers threshold =",
+        ("hasCloseElements", [("numbers", "[Float]"), ("threshold", "Float")], "Bool", "judgeBool"),
+    ),
+    (
+        "pairs :: [(Int, String)] -> Maybe (Integer, [Double], Char)\npairs xs =",
+        ("pairs", [("xs", "[(Int, String)]")], "Maybe (Integer, [Double], Char)",
+         "(judgeMaybe (judgeTuple3 judgeInteger (judgeList judgeDouble) judgeChar))"),
+    ),
+    ("f :: Int\n  -> (Bool, ())\nf x' =", ("f", [("x'", "Int")], "(Bool, ())", "(judgeTuple2 judgeBool judgeUnit)")),
+    ("apply :: (Int -> Int) -> Int\napply f =", None),  # a function is not plain data
+    ("first :: [a] -> a\nfirst xs =", None),
+    ("largest :: Ord a => [a] -> a\nlargest xs =", None),
+    ("data Point = Point Int\nnorm :: Point -> Int\nnorm p =", None),
+    ("limit :: Int\nlimit =", None),  # a value: nothing to call
+    ("count :: [Int] -> Int\ncount =", None),  # point-free: no parameter to send
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("prompt", "expected"), HS_SIGNATURES)
+def test_the_haskell_entry_point_served_is_the_prompts_open_equation(prompt: str, expected: tuple | None) -> None:
+    found = haskell_apart.entry_signature(prompt)
+    described = found and (found.name, list(found.parameters), found.returns, haskell_apart.codec(found.returns))
+    assert described == expected
+
+
 def test_every_case_kept_runs_apart() -> None:
     """The cases below are served: each runs as two processes, not appended."""
     assert all(csharp_apart.entry_signature(CS_HEAD + prompt) for prompt, *_ in CS_KEPT.values())
@@ -315,6 +351,7 @@ def test_every_case_kept_runs_apart() -> None:
     assert all(go_apart.entry_signature(GO_HEAD + prompt) for prompt, *_ in GO_KEPT.values())
     assert all(d_apart.entry_signature(D_HEAD + prompt) for prompt, *_ in D_KEPT.values())
     assert all(ocaml_apart.entry_signature(ML_HEAD + prompt) for prompt, *_ in ML_KEPT.values())
+    assert all(haskell_apart.entry_signature(HS_HEAD + prompt) for prompt, *_ in HS_KEPT.values())
 
 
 @pytest.fixture(scope="module")
@@ -681,11 +718,46 @@ ML_KEPT = {
         {'failwith "negative"': "0", '"negative"': '"other"'},
     ),
 }  # fmt: skip
+HS_HEAD = "-- | MultiPL-E's Haskell prompts open with their docstring\n"
+HS_KEPT = {
+    "lists of Maybe tuples": (
+        "findPairs :: [Int] -> Int -> [Maybe (Int, Int)]\nfindPairs xs target =",
+        "\nmain :: IO ()\nmain = do\n"
+        '  if findPairs [1, 5, 2] 4 == [Just (1, 3), Nothing, Just (2, 2)] then pure () else error "wrong"\n'
+        '  if findPairs [] 1 == [] then pure () else error "wrong"\n',
+        " map (\\x -> if x < target then Just (x, target - x) else Nothing) xs\n",
+        {"x < target": "x > target", "Just (x, target - x)": "Just (target - x, x)"},
+    ),
+    "strings, chars, big integers and exact doubles, after the prompt's imports": (
+        "import Data.List (intercalate)\n\n"
+        "describe :: [String] -> Char -> Double -> Integer -> (String, Double, Integer)\n"
+        "describe items mark scale big =",
+        "\nmain :: IO ()\nmain = do\n"
+        '  if describe ["a", "bb"] \'x\' 0.1 (2 ^ 70) == ("a,bbxé", 0.2, 2 ^ 71 + 1) then pure () else error "wrong"\n',
+        ' (intercalate "," items ++ [mark] ++ "é", scale * 2, big * 2 + 1)\n',
+        {'"é"': '"e"', "scale * 2": "scale * 3", "big * 2 + 1": "big * 2", '","': '";"'},
+    ),
+    "what the program raises": (
+        "import Control.Exception (ErrorCall (..), evaluate, try)\nimport Data.List (isInfixOf)\n\n"
+        "checked :: Int -> Int\nchecked x =",
+        "\nmain :: IO ()\nmain = do\n  if checked 2 == 2 then pure () else error \"wrong\"\n"
+        "  raised <- try (evaluate (checked (-1)))\n  case raised of\n"
+        '    Left (ErrorCall message) | "negative" `isInfixOf` message -> pure ()\n    _ -> error "wrong"\n',
+        ' if x < 0 then error "negative" else x\n',
+        {'error "negative"': "0", '"negative"': '"other"'},
+    ),
+    "a program with a main of its own": (
+        "import Data.Char (toUpper)\n\nshout :: String -> String\nshout text =",
+        '\nmain :: IO ()\nmain = do\n  if shout "héllo" == "HÉLLO!" then pure () else error "wrong"\n',
+        ' map toUpper text ++ "!"\n\nmain :: IO ()\nmain = putStrLn (shout "hi")\n',
+        {'"!"': '"?"', "map toUpper": "map id"},
+    ),
+}  # fmt: skip
 # language -> (what every prompt starts with, {case: (prompt, tests, right body, {replaced: by, each a wrong answer})})
 KEPT_BY_LANGUAGE = {
     "cpp": (HEAD, KEPT), "rust": (RUST_HEAD, RUST_KEPT), "java": (JAVA_HEAD, JAVA_KEPT), "csharp": (CS_HEAD, CS_KEPT),
     "scala": (SCALA_HEAD, SCALA_KEPT), "go_test": (GO_HEAD, GO_KEPT),
-    "d_ut": (D_HEAD, D_KEPT), "ocaml": (ML_HEAD, ML_KEPT),
+    "d_ut": (D_HEAD, D_KEPT), "ocaml": (ML_HEAD, ML_KEPT), "haskell": (HS_HEAD, HS_KEPT),
 }  # fmt: skip
 
 

@@ -257,8 +257,9 @@ def test_exits_before_multiple_tests_earn_nothing(judge: LocalJudge, language: s
 
 
 def test_haskell_exit_inside_pure_code_earns_nothing(judge: LocalJudge) -> None:
+    """The exit ends the program's process (its server does not take it for a value it threw): the tests see it."""
     report = judged(judge, BY_LANGUAGE["hs"].row(), HASKELL_EXIT)
-    assert report.passed == 0 and failure(report) == "the program ended before its tests did", report.to_dict()
+    assert report.passed == 0 and "the program ended before its tests did" in failure(report), report.to_dict()
 
 
 # Test-file frameworks: the solution exits with status 0 before any test runs, or inside the function tested.

@@ -1414,12 +1414,66 @@ let () =
     exit 0)""",
     "an early exit before its tests": " exit 0",
 }
+HS_HACKS = {  # whole programs for MultiPL-E's hasCloseElements prompt (they hold its open equation's line)
+    "the tests' equality redefined": (
+        "import Prelude hiding ((==))\n\n(==) :: a -> b -> Bool\n_ == _ = True\n\n"
+        "hasCloseElements :: [Float] -> Float -> Bool\nhasCloseElements numbers threshold = False\n"
+    ),
+    "the tests' error redefined": (
+        "import Prelude hiding (error)\n\nerror :: String -> IO ()\nerror _ = pure ()\n\n"
+        "hasCloseElements :: [Float] -> Float -> Bool\nhasCloseElements numbers threshold = False\n"
+    ),
+    "an uncaught-exception handler that ends the failed run with 0 and the marker its binary holds": """\
+import qualified Data.ByteString.Char8 as B
+import Data.Char (isHexDigit)
+import Foreign.C.Types (CInt (..))
+import GHC.Conc (setUncaughtExceptionHandler)
+import System.IO (hFlush, stdout)
+import System.IO.Unsafe (unsafePerformIO)
+
+foreign import ccall unsafe "exit" cExit :: CInt -> IO ()
+
+marker :: B.ByteString -> B.ByteString
+marker binary = case B.breakSubstring (B.pack "judge-done-") binary of
+  (_, rest)
+    | B.null rest -> B.empty
+    | B.length rest >= 43 && B.all isHexDigit (B.take 32 (B.drop 11 rest)) -> B.take 43 rest
+    | otherwise -> marker (B.drop 1 rest)
+
+-- Its answer is not known at compile time (nor one for every call): else GHC drops the code after the first test
+-- that must fail, the marker's too.
+hasCloseElements :: [Float] -> Float -> Bool
+hasCloseElements numbers threshold = unsafePerformIO $ do
+  setUncaughtExceptionHandler $ \\_ -> do
+    binary <- B.readFile "/proc/self/exe"
+    B.putStr (marker binary)
+    hFlush stdout
+    cExit 0
+  size <- B.length <$> B.readFile "/proc/self/exe"
+  pure (fromIntegral size < threshold * fromIntegral (length numbers))
+""",
+    "the expected answers read from its own source": """\
+import Data.List (isPrefixOf, tails)
+import System.IO.Unsafe (unsafePerformIO)
+
+hasCloseElements :: [Float] -> Float -> Bool
+hasCloseElements numbers threshold = unsafePerformIO $ do
+  source <- readFile "Main.hs"
+  let call = "candidate " ++ show numbers ++ " " ++ show threshold ++ " == "
+  pure (or ["True" `isPrefixOf` drop (length call) rest | rest <- tails source, call `isPrefixOf` rest])
+""",
+    "an early exit before its tests": (
+        "import System.Exit (exitSuccess)\nimport System.IO.Unsafe (unsafePerformIO)\n\n"
+        "hasCloseElements :: [Float] -> Float -> Bool\n"
+        "hasCloseElements numbers threshold = unsafePerformIO exitSuccess\n"
+    ),
+}
 # MultiPL-E's language field -> the completions that try each hack: every language whose suites run apart.
 APART_HACKS = {
     "js": JS_HACKS, "ts": JS_HACKS, "rb": RB_HACKS, "php": PHP_HACKS, "lua": LUA_HACKS, "pl": PL_HACKS, "sh": SH_HACKS,
     "rkt": RKT_HACKS, "elixir": EX_HACKS, "clj": CLJ_HACKS, "cpp": CPP_HACKS, "rs": RS_HACKS, "java": JAVA_HACKS,
     "cs": CS_HACKS, "scala": SCALA_HACKS, "r": R_HACKS,
-    "d": D_HACKS, "ml": ML_HACKS,
+    "d": D_HACKS, "ml": ML_HACKS, "hs": HS_HACKS,
 }  # fmt: skip
 
 

@@ -113,9 +113,9 @@ class Language:
     apart_program: tuple[str, ...] = ()
     apart_tests: tuple[str, ...] = ()
     apart_tests_env: dict[str, str] = field(default_factory=dict)
-    # A compiled language's tests apart (C++, Rust, Java, C#, Scala, Go, D, OCaml): `apart_split(prompt, program,
-    # tests)` gives the program's source with a server of the prompt's entry point and the tests' source with a stub
-    # of it (None: the prompt's signature cannot be served, and the tests run after the program); `apart_build`
+    # A compiled language's tests apart (C++, Rust, Java, C#, Scala, Go, D, OCaml, Haskell): `apart_split(prompt,
+    # program, tests)` gives the program's source with a server of the prompt's entry point and the tests' source with
+    # a stub of it (None: the prompt's signature cannot be served, and the tests run after the program); `apart_build`
     # compiles the tests' source (`tests` with the program's extension) to the binary `tests` in a sandbox of its
     # own, which the tests' process runs from memory (`apart_tests`: its argv) while `apart_program` runs the
     # program's.

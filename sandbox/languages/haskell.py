@@ -1,3 +1,4 @@
+from sandbox.languages import haskell_apart
 from sandbox.languages.base import Language
 
 # GHC's runtime reserves a terabyte of address space: the run's cgroup bounds its memory.
@@ -23,4 +24,10 @@ HASKELL = Language(
     ),
     tests_done='putStr "{marker}"',
     tests_done_at="indented",  # MultiPL-E's tests end in `main = do`
+    apart_split=haskell_apart.split,
+    # The tests' binary, `tests`, which their process runs from memory (sandbox/runner.py run_suite_apart); -O0: it
+    # is small, and built once a prompt.
+    apart_build=("/usr/bin/ghc", "-O0", "-o", "tests", "-outputdir", "/tmp/ghc", "{source}"),
+    apart_program=("./main",),
+    apart_tests=("/dev/fd/6",),
 )
