@@ -53,6 +53,18 @@ def accuracy(judge: LocalJudge, reference: object, completion: str) -> tuple[flo
     return score.value, score.details
 
 
+_RIGHT_ANSWER_SCORED: dict[str, float] = {}
+
+
+def assert_the_right_answer_passes(judge: LocalJudge, language: str) -> None:
+    """The language's right MultiPL-E answer scores 1 beside each wrong one a test tries (judged once a language:
+    every row of that language needs it, none needs it again)."""
+    if language not in _RIGHT_ANSWER_SCORED:
+        case = BY_LANGUAGE[language]
+        _RIGHT_ANSWER_SCORED[language] = accuracy(judge, case.row(), fenced(language, case.right))[0]
+    assert _RIGHT_ANSWER_SCORED[language] == 1.0
+
+
 def fenced(language: str, code: str) -> str:
     return f"<think>...</think>\n```{language}\n{code}\n```\n"
 
@@ -448,7 +460,7 @@ FORGED_SUMMARIES = {
 @pytest.mark.parametrize("language", list(FORGED_SUMMARIES))
 def test_a_forged_summary_earns_nothing(judge: LocalJudge, language: str) -> None:
     case = BY_LANGUAGE[language]
-    assert accuracy(judge, case.row(), fenced(language, case.right))[0] == 1.0
+    assert_the_right_answer_passes(judge, language)
     value, details = accuracy(judge, case.row(), fenced(language, FORGED_SUMMARIES[language]))
     assert value == 0.0, details
 
@@ -464,7 +476,7 @@ REST_AS_TEXT = {
 @pytest.mark.parametrize("language", list(REST_AS_TEXT))
 def test_tests_turned_into_output_earn_nothing(judge: LocalJudge, language: str) -> None:
     case = BY_LANGUAGE[language]
-    assert accuracy(judge, case.row(), fenced(language, case.right))[0] == 1.0
+    assert_the_right_answer_passes(judge, language)
     value, details = accuracy(judge, case.row(), fenced(language, REST_AS_TEXT[language]))
     assert value == 0.0, details
 
@@ -1480,7 +1492,7 @@ APART_HACKS = {
 @pytest.mark.parametrize(("language", "hack"), [(lang, hack) for lang, hacks in APART_HACKS.items() for hack in hacks])
 def test_tests_run_apart_cannot_be_reached_from_the_program(judge: LocalJudge, language: str, hack: str) -> None:
     case = BY_LANGUAGE[language]
-    assert accuracy(judge, case.row(), fenced(language, case.right))[0] == 1.0
+    assert_the_right_answer_passes(judge, language)
     value, details = accuracy(judge, case.row(), fenced(language, APART_HACKS[language][hack]))
     assert value == 0.0, details
 
