@@ -1,8 +1,8 @@
-"""C++, Rust, Java, C#, Scala, Go and D program suites run apart from the program, as two binaries, JVMs or Mono
-processes (sandbox/languages/cpp_apart.py, rust_apart.py, java_apart.py, csharp_apart.py, scala_apart.py,
-go_apart.py, d_apart.py): which prompts are served, and the right answers the two sides keep (values of every plain
-type, in-place changes, what a program throws or panics with), each beside wrong answers that fail; HumanEval-X's
-rows, and equalities of the program's own.
+"""C++, Rust, Java, C#, Scala, Go, D, OCaml and Haskell program suites run apart from the program, as two binaries,
+JVMs or Mono processes (sandbox/languages/cpp_apart.py, rust_apart.py, java_apart.py, csharp_apart.py, scala_apart.py,
+go_apart.py, d_apart.py, ocaml_apart.py, haskell_apart.py): which prompts are served, and the right answers the two
+sides keep (values of every plain type, in-place changes, what a program throws or panics with), each beside wrong
+answers that fail; HumanEval-X's rows, and equalities of the program's own.
 tests/test_policy_hacks.py holds the wrong programs that would reach the tests."""
 
 from __future__ import annotations
@@ -310,13 +310,6 @@ ML_SIGNATURES = [  # (prompt, (name, [(parameter, type)], returns, the codec of 
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("prompt", "expected"), ML_SIGNATURES)
-def test_the_ocaml_entry_point_served_is_the_prompts_open_function(prompt: str, expected: tuple | None) -> None:
-    found = ocaml_apart.entry_signature(prompt)
-    described = found and (found.name, list(found.parameters), found.returns, ocaml_apart.codec(found.returns))
-    assert described == expected
-
-
 HS_SIGNATURES = [  # (prompt, (name, [(parameter, type)], returns, the codec of the result) or None)
     (
         "-- | doc\nhasCloseElements :: [Float] -> Float -> Bool\nhasCloseElements numbers threshold =",
@@ -337,10 +330,16 @@ HS_SIGNATURES = [  # (prompt, (name, [(parameter, type)], returns, the codec of 
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("prompt", "expected"), HS_SIGNATURES)
-def test_the_haskell_entry_point_served_is_the_prompts_open_equation(prompt: str, expected: tuple | None) -> None:
-    found = haskell_apart.entry_signature(prompt)
-    described = found and (found.name, list(found.parameters), found.returns, haskell_apart.codec(found.returns))
+# OCaml's and Haskell's open functions (apart.OpenFunction), each with the codec of its result.
+OPEN_FUNCTIONS = [(ocaml_apart, *row) for row in ML_SIGNATURES] + [(haskell_apart, *row) for row in HS_SIGNATURES]
+
+
+@pytest.mark.parametrize(("split", "prompt", "expected"), OPEN_FUNCTIONS)
+def test_the_ocaml_and_haskell_entry_points_served_are_the_prompts_open_functions(
+    split: ModuleType, prompt: str, expected: tuple | None
+) -> None:
+    found = split.entry_signature(prompt)
+    described = found and (found.name, list(found.parameters), found.returns, split.codec(found.returns))
     assert described == expected
 
 

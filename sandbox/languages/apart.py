@@ -5,6 +5,7 @@ program's reach."""
 import hashlib
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -85,6 +86,27 @@ def blanked(text: str, pattern: re.Pattern[str] = C_COMMENTS) -> str:
 
 
 Signature = TypeVar("Signature")
+
+
+@dataclass(frozen=True)
+class OpenFunction:
+    """The function a prompt leaves open, as its language writes it (OCaml's, Haskell's signatures)."""
+
+    name: str
+    parameters: tuple[tuple[str, str], ...]  # (name, type as the prompt writes it)
+    returns: str
+
+
+class Unplain(ValueError):
+    """A type with no codec of the language's plain data (sandbox/runtimes/apart/): its function is not served."""
+
+
+def type_tokens(token: re.Pattern[str], type_text: str) -> list[re.Match[str]]:
+    """The tokens (`token`: spaces, then one) that make up `type_text`; Unplain where anything else is in it."""
+    found = list(token.finditer(type_text))
+    if "".join(match.group() for match in found).strip() != type_text.strip():
+        raise Unplain(type_text)
+    return found
 
 
 def split_by(

@@ -18,7 +18,6 @@ constraint) there is no split and the tests run after the program.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from sandbox.languages import apart
 
@@ -39,22 +38,11 @@ _SCALARS |= {"Bool": "judgeBool", "Char": "judgeChar", "String": "judgeString"}
 _TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-z_][\w']*)|(?P<mark>->|[()\[\],]))")
 
 
-@dataclass(frozen=True)
-class Signature:
-    name: str
-    parameters: tuple[tuple[str, str], ...]  # (name, type as the prompt writes it)
-    returns: str
-
-
-class _Unplain(ValueError):
-    """A type with no codec of plain_data.hs's."""
-
-
 def codec(type_text: str) -> str:
-    """The Haskell expression of `type_text`'s codec; _Unplain when it has none."""
+    """The Haskell expression of `type_text`'s codec; apart.Unplain when plain_data.hs has none."""
     expression, rest = _type(_tokens(type_text))
     if rest:
-        raise _Unplain(type_text)
+        raise apart.Unplain(type_text)
     return expression
 
 
@@ -63,10 +51,8 @@ def _tokens(type_text: str) -> list[str]:
 
 
 def _spans(type_text: str) -> list[tuple[str, int]]:
-    """Each token of `type_text` with where it starts; _Unplain where something else is in it."""
-    found = list(_TOKEN.finditer(type_text))
-    if "".join(token.group() for token in found).strip() != type_text.strip():
-        raise _Unplain(type_text)
+    """Each token of `type_text` with where it starts; apart.Unplain where something else is in it."""
+    found = apart.type_tokens(_TOKEN, type_text)
     return [(token["name"] or token["mark"], token.start(token.lastindex or 0)) for token in found]
 
 
@@ -81,17 +67,17 @@ def _type(tokens: list[str]) -> tuple[str, list[str]]:
 def _atom(tokens: list[str]) -> tuple[str, list[str]]:
     """A named type, a list, (), a parenthesised type or a tuple of two or three."""
     if not tokens:
-        raise _Unplain("a type ends early")
+        raise apart.Unplain("a type ends early")
     first, tokens = tokens[0], tokens[1:]
     if first in _SCALARS:
         return _SCALARS[first], tokens
     if first == "[":
         item, tokens = _type(tokens)
         if tokens[:1] != ["]"]:
-            raise _Unplain("an unclosed bracket")
+            raise apart.Unplain("an unclosed bracket")
         return f"(judgeList {item})", tokens[1:]
     if first != "(":
-        raise _Unplain(first)
+        raise apart.Unplain(first)
     if tokens[:1] == [")"]:
         return "judgeUnit", tokens[1:]
     items = []
@@ -102,7 +88,7 @@ def _atom(tokens: list[str]) -> tuple[str, list[str]]:
             break
         tokens = tokens[1:]
     if tokens[:1] != [")"] or len(items) > 3:
-        raise _Unplain("a tuple of more than three, or an unclosed parenthesis")
+        raise apart.Unplain("a tuple of more than three, or an unclosed parenthesis")
     expression = items[0] if len(items) == 1 else f"(judgeTuple{len(items)} {' '.join(items)})"
     return expression, tokens[1:]
 
@@ -118,7 +104,7 @@ def _arrow_parts(type_text: str) -> list[str]:
     return [*parts, " ".join(type_text[start:].split())]
 
 
-def entry_signature(prompt: str) -> Signature | None:
+def entry_signature(prompt: str) -> apart.OpenFunction | None:
     """The signature of the function whose equation the prompt ends by opening, when every type in it is plain."""
     found = _OPEN_EQUATION.search(apart.blanked(prompt, _COMMENTS))
     if found is None:
@@ -130,9 +116,9 @@ def entry_signature(prompt: str) -> Signature | None:
             return None
         for type_text in (returns, *taken):
             codec(type_text)
-    except _Unplain:
+    except apart.Unplain:
         return None
-    return Signature(found["name"], tuple(zip(names, taken, strict=True)), returns)
+    return apart.OpenFunction(found["name"], tuple(zip(names, taken, strict=True)), returns)
 
 
 def _head_and_body(source: str) -> tuple[str, str]:
@@ -153,7 +139,7 @@ def _head_and_body(source: str) -> tuple[str, str]:
     return head, source[cut:]
 
 
-def program_unit(program: str, signature: Signature) -> str:
+def program_unit(program: str, signature: apart.OpenFunction) -> str:
     """The program's source: its head, the codec's imports, the program (its own `main` renamed), the codec, then the
     server as `main`."""
     head, body = _head_and_body(program)
@@ -174,7 +160,7 @@ def program_unit(program: str, signature: Signature) -> str:
     )
 
 
-def tests_unit(prompt: str, tests: str, signature: Signature) -> str | None:
+def tests_unit(prompt: str, tests: str, signature: apart.OpenFunction) -> str | None:
     """The tests' source: the prompt's head, the codec, the prompt with its open equation's body a stub that asks the
     program, the tests (their `main` renamed), then a `main` that runs them and says they all ran."""
     if _MAIN.search(apart.blanked(tests, _COMMENTS)) is None:

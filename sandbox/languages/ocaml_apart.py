@@ -17,7 +17,6 @@ there is no split and the tests run after the program.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from sandbox.languages import apart
 
@@ -34,26 +33,12 @@ _POSTFIX = {"list": "judge_list", "array": "judge_array", "option": "judge_optio
 _TOKEN = re.compile(r"\s*(?:(?P<name>[a-z_]\w*)|(?P<mark>[()*]))")
 
 
-@dataclass(frozen=True)
-class Signature:
-    name: str
-    parameters: tuple[tuple[str, str], ...]  # (name, type as the prompt writes it)
-    returns: str
-
-
-class _Unplain(ValueError):
-    """A type with no codec of plain_data.ml's."""
-
-
 def codec(type_text: str) -> str:
-    """The OCaml expression of `type_text`'s codec; _Unplain when it has none."""
-    found = list(_TOKEN.finditer(type_text))
-    if "".join(token.group() for token in found).strip() != type_text.strip():
-        raise _Unplain(type_text)
-    tokens = [token["name"] or token["mark"] for token in found]
+    """The OCaml expression of `type_text`'s codec; apart.Unplain when plain_data.ml has none."""
+    tokens = [token["name"] or token["mark"] for token in apart.type_tokens(_TOKEN, type_text)]
     expression, rest = _tuple(tokens)
     if rest:
-        raise _Unplain(type_text)
+        raise apart.Unplain(type_text)
     return expression
 
 
@@ -69,29 +54,29 @@ def _tuple(tokens: list[str]) -> tuple[str, list[str]]:
     if len(items) == 1:
         return items[0], tokens
     if len(items) > 3:
-        raise _Unplain("a tuple of more than three")
+        raise apart.Unplain("a tuple of more than three")
     return f"(judge_tuple{len(items)} {' '.join(items)})", tokens
 
 
 def _application(tokens: list[str]) -> tuple[str, list[str]]:
     """An atom, then the type constructors applied to it (`int list option`)."""
     if not tokens:
-        raise _Unplain("a type ends early")
+        raise apart.Unplain("a type ends early")
     if tokens[0] == "(":
         expression, tokens = _tuple(tokens[1:])
         if not tokens or tokens[0] != ")":
-            raise _Unplain("an unclosed parenthesis")
+            raise apart.Unplain("an unclosed parenthesis")
         tokens = tokens[1:]
     elif tokens[0] in _SCALARS:
         expression, tokens = _SCALARS[tokens[0]], tokens[1:]
     else:
-        raise _Unplain(tokens[0])
+        raise apart.Unplain(tokens[0])
     while tokens and tokens[0] in _POSTFIX:
         expression, tokens = f"({_POSTFIX[tokens[0]]} {expression})", tokens[1:]
     return expression, tokens
 
 
-def entry_signature(prompt: str) -> Signature | None:
+def entry_signature(prompt: str) -> apart.OpenFunction | None:
     """The signature of the function the prompt's last `let` leaves without a body, when every type in it is plain."""
     found = _OPEN_LET.search(apart.blanked(prompt, _COMMENTS))
     if found is None:
@@ -99,16 +84,16 @@ def entry_signature(prompt: str) -> Signature | None:
     parameters = tuple(
         (parameter["name"], " ".join(parameter["type"].split())) for parameter in _PARAMETER.finditer(found["params"])
     )
-    signature = Signature(found["name"], parameters, " ".join(found["returns"].split()))
+    signature = apart.OpenFunction(found["name"], parameters, " ".join(found["returns"].split()))
     try:
         for type_text in (signature.returns, *(t for _, t in parameters)):
             codec(type_text)
-    except _Unplain:
+    except apart.Unplain:
         return None
     return None if not parameters else signature  # a value, not a function: nothing to call
 
 
-def program_unit(program: str, signature: Signature) -> str:
+def program_unit(program: str, signature: apart.OpenFunction) -> str:
     """The program's source: the program, the codec, then the server."""
     names = [f"judge_arg_{i}" for i in range(len(signature.parameters))]
     taken = "".join(
@@ -122,7 +107,7 @@ def program_unit(program: str, signature: Signature) -> str:
     )
 
 
-def tests_unit(prompt: str, tests: str, signature: Signature) -> str:
+def tests_unit(prompt: str, tests: str, signature: apart.OpenFunction) -> str:
     """The tests' source: the codec, the prompt with its open function's body a stub that asks the program, the
     tests, then the word that they all ran."""
     put = "; ".join(f"({codec(t)}).judge_put request {name}" for name, t in signature.parameters)

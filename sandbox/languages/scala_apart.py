@@ -56,26 +56,19 @@ class Signature:
     parameters: tuple[Parameter, ...]
 
 
-class _Unplain(ValueError):
-    """A type with no codec of Plain's."""
-
-
 def codec(type_text: str) -> str:
-    """The Scala expression of `type_text`'s codec (`Plain.list(Plain.float)`); _Unplain when it has none."""
-    found = list(_TOKEN.finditer(type_text))
-    if "".join(token.group() for token in found).strip() != type_text.strip():
-        raise _Unplain(type_text)
-    tokens = [(token["name"], token["mark"]) for token in found]
+    """The Scala expression of `type_text`'s codec (`Plain.list(Plain.float)`); apart.Unplain when Plain has none."""
+    tokens = [(token["name"], token["mark"]) for token in apart.type_tokens(_TOKEN, type_text)]
     expression, rest = _codec(tokens)
     if rest:
-        raise _Unplain(type_text)
+        raise apart.Unplain(type_text)
     return expression
 
 
 def _codec(tokens: list[tuple[str | None, str | None]]) -> tuple[str, list]:
     """The codec of the type `tokens` start with, and the tokens after it."""
     if not tokens:
-        raise _Unplain("a type ends early")
+        raise apart.Unplain("a type ends early")
     (name, mark), rest = tokens[0], tokens[1:]
     if mark == "(":  # a tuple type, (A, B)
         items, rest = _arguments(rest, ")")
@@ -85,7 +78,7 @@ def _codec(tokens: list[tuple[str | None, str | None]]) -> tuple[str, list]:
     if name in _GENERIC and rest and rest[0][1] == "[":
         items, rest = _arguments(rest[1:], "]")
         return _generic(name, items), rest
-    raise _Unplain(str(name or mark))
+    raise apart.Unplain(str(name or mark))
 
 
 def _arguments(tokens: list, closer: str) -> tuple[list[tuple[str, str]], list]:
@@ -96,7 +89,7 @@ def _arguments(tokens: list, closer: str) -> tuple[list[tuple[str, str]], list]:
         expression, tokens = _codec(tokens)
         items.append((expression, _text(start[: len(start) - len(tokens)])))
         if not tokens or tokens[0][1] not in (",", closer):
-            raise _Unplain("a type argument list")
+            raise apart.Unplain("a type argument list")
         if tokens.pop(0)[1] == closer:
             return items, tokens
 
@@ -108,7 +101,7 @@ def _text(tokens: list) -> str:
 def _generic(name: str, items: list[tuple[str, str]]) -> str:
     function, arity = _GENERIC.get(name, ("", -1))
     if len(items) != arity:
-        raise _Unplain(name)
+        raise apart.Unplain(name)
     codecs = ", ".join(expression for expression, _ in items)
     if function == "map":  # made by the companion the prompt's imports call `Map` (mutable under MultiPL-E's)
         key, value = (text for _, text in items)
@@ -134,7 +127,7 @@ def entry_signature(prompt: str) -> Signature | None:
     try:
         for type_text in (signature.returns, *(p.type for p in parameters)):
             codec(type_text)
-    except _Unplain:
+    except apart.Unplain:
         return None
     return signature
 
