@@ -123,8 +123,8 @@ def entry_signature(prompt: str) -> apart.OpenFunction | None:
 
 def _head_and_body(source: str) -> tuple[str, str]:
     """(the module's head without its module line, its declarations): imports must come first in a module."""
-    cut, at, in_item = 0, 0, False
-    for line in apart.blanked(source, _COMMENTS).splitlines(keepends=True):
+    blank, cut, at, in_item = apart.blanked(source, _COMMENTS), 0, 0, False
+    for line in blank.splitlines(keepends=True):
         at += len(line)
         if _HEAD_ITEM.match(line):
             cut, in_item = at, True
@@ -133,7 +133,7 @@ def _head_and_body(source: str) -> tuple[str, str]:
         elif line.strip():
             break
     head = source[:cut]
-    module = _MODULE_LINE.search(apart.blanked(head, _COMMENTS))
+    module = _MODULE_LINE.search(blank[:cut])  # (blanked keeps every position)
     if module is not None:
         head = head[: module.start()] + head[module.end() :]
     return head, source[cut:]
