@@ -30,7 +30,7 @@ from sandbox.compile_cache import CompileCache
 from sandbox.executor import Executor, Limits
 from sandbox.judge import LocalJudge, ProgramTest, TestSuite
 from sandbox.languages import Language, get_language
-from tests.multiple_cases import CASES
+from tests.multiple_cases import CASES, MultiplECase
 
 LIMITS = Limits(time_s=10, wall_s=20, total_s=120)
 # MultiPL-E's language field for each of ours, and a comment there (`{}` its text)
@@ -40,14 +40,33 @@ ROWS = {
     "elixir": ("elixir", "# {}"), "clojure": ("clj", "; {}"), "r": ("r", "# {}"), "cpp": ("cpp", "// {}"),
     "rust": ("rs", "// {}"), "java": ("java", "// {}"), "csharp": ("cs", "// {}"), "scala": ("scala", "// {}"),
     "go_test": ("go_test.go", "// {}"), "d_ut": ("d", "// {}"), "ocaml": ("ml", "(* {} *)"),
-    "haskell": ("hs", "-- {}"),
+    "haskell": ("hs", "-- {}"), "sql": ("sql", "-- {}"),
 }  # fmt: skip
+# SQL has no MultiPL-E row: a suite of the same size, HumanEval_0's checks of the program's table of pairs.
+SQL_CASE = MultiplECase(
+    language="sql",
+    name="close_pairs",
+    prompt="CREATE TABLE numbers(list INTEGER, x REAL);\n"
+    "INSERT INTO numbers VALUES (1, 1.0), (1, 2.0), (1, 3.9), (1, 4.0), (1, 5.0), (1, 2.2), (2, 1.0), (2, 2.0),"
+    " (2, 5.9), (2, 4.0), (2, 5.0);\n",
+    tests="".join(
+        f"SELECT CASE WHEN (SELECT close FROM answer WHERE list = {n} AND threshold = {t}) = {want} THEN 'ok' "
+        "ELSE json('wrong') END;\n"
+        for n, t, want in ((1, 0.3, 1), (1, 0.05, 0), (2, 0.95, 1), (2, 0.8, 0), (1, 1.0, 1), (1, 0.5, 1))
+    ),
+    right="CREATE TABLE answer AS SELECT list, threshold, EXISTS (SELECT 1 FROM numbers a JOIN numbers b"
+    " ON a.list = b.list AND a.rowid < b.rowid AND abs(a.x - b.x) < threshold WHERE a.list = l.list) AS close\n"
+    "FROM (SELECT DISTINCT list FROM numbers) l, (SELECT column1 AS threshold FROM (VALUES (0.3), (0.05), (0.95),"
+    " (0.8), (1.0), (0.5)));\n",
+    wrong="CREATE TABLE answer AS SELECT list, threshold, 1 AS close FROM (SELECT DISTINCT list FROM numbers),"
+    " (SELECT column1 AS threshold FROM (VALUES (0.3), (0.05), (0.95), (0.8), (1.0), (0.5)));\n",
+)
 
 
 def suites(lang: Language, count: int) -> list[tuple[str, TestSuite, bool]]:
     """(program, suite, whether it is right), alternating right and wrong, each program distinct."""
     row, comment = ROWS[lang.name]
-    case = next(case for case in CASES if case.language == row)
+    case = next(case for case in (*CASES, SQL_CASE) if case.language == row)
     suite = TestSuite("program", (ProgramTest(case.tests, case.prompt),))
     return [  # the comment last: bash's completion leaves its function open, PHP's program opens with <?php
         (f"{case.prompt}{(case.wrong, case.right)[i % 2 == 0]}\n{comment.format(f'variant {i}')}", suite, i % 2 == 0)

@@ -7,15 +7,15 @@ the real sandbox), by cause:
   not ask for, a language that cannot run, a program that burns a little CPU and then sleeps);
 - counting: every test the reference declares must report a pass, once (skipped, expected-to-fail, filtered out,
   forged beside the real report, or a run of zero tests is a failure);
-- early exits where a language had no done marker (Fortran, Kotlin script, SQL, Verilog);
-- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, R, Racket, Elixir, Clojure, and C++,
-  Rust, Java, C#, Scala, Go, D and OCaml as two binaries, JVMs or Mono processes): the tests' checks replaced (macros,
-  libc's `__assert_fail`, assertions turned off, assert listeners cleared, `Debug` or `assert` shadowed), equality
-  faked by a return type of the program's own, failed checks' aborts, panics and exceptions turned into clean exits
-  with the marker its binary holds, the rest of the file turned into output, the tests read from the program's source
-  or another process's stdin, environment or memory, another process signalled, answers tried in copies, early exits;
-  each completion answers right only where its hack got what it was after, so it scores 1 where the tests are appended
-  to the program (or the tests' process is dumpable);
+- early exits where a language had no done marker (Fortran, Kotlin script, Verilog; SQL's tests now run apart);
+- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, R, Racket, Elixir, Clojure, SQL, and
+  C++, Rust, Java, C#, Scala, Go, D, OCaml and Haskell as two binaries, JVMs or Mono processes): the tests' checks
+  replaced (macros, libc's `__assert_fail`, assertions turned off, assert listeners cleared, `Debug` or `assert`
+  shadowed), equality faked by a return type of the program's own, failed checks' aborts, panics and exceptions
+  turned into clean exits with the marker its binary holds, the rest of the file turned into output, the tests read
+  from the program's source or another process's stdin, environment or memory, another process signalled, answers
+  tried in copies, early exits; each completion answers right only where its hack got what it was after, so it scores
+  1 where the tests are appended to the program (or the tests' process is dumpable);
 - the done marker never shown, and never the same for two programs.
 
 tests/test_harness_hacks.py holds the earlier table (Python's in-process hacks, exits before the tests).
@@ -1497,6 +1497,39 @@ def test_tests_run_apart_cannot_be_reached_from_the_program(judge: LocalJudge, l
     assert value == 0.0, details
 
 
+# SQL: the program's statements build a database, then the tests' run on it in a sqlite3 of their own.
+SQL_TESTS = (
+    "SELECT CASE WHEN (SELECT total FROM answer WHERE n = 4) = 10 THEN 'ok' ELSE json('wrong') END;\n"
+    "SELECT CASE WHEN (SELECT total FROM answer WHERE n = 100) = 5050 THEN 'ok' ELSE json('wrong') END;\n"
+)
+SQL_RIGHT = (
+    "CREATE TABLE answer AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000)\n"
+    "SELECT n, n * (n + 1) / 2 AS total FROM c;\n"
+)
+SQL_HACKS = {  # each scores 1 where the tests follow the program in its own file and sqlite3
+    "the marker read from its own source, then an exit": (
+        "SELECT substr(s, instr(s, 'judge-' || 'done-'), 43) FROM (SELECT readfile('main.sql') AS s);\n.exit 0\n"
+    ),
+    "the expected values read from its own source": (
+        "CREATE TABLE answer AS WITH RECURSIVE lines(line, rest) AS (\n"
+        "  SELECT '', CAST(readfile('main.sql') AS TEXT)\n"
+        "  UNION ALL SELECT substr(rest, 1, instr(rest, char(10)) - 1), substr(rest, instr(rest, char(10)) + 1)\n"
+        "  FROM lines WHERE instr(rest, char(10)) > 0)\n"
+        "SELECT CAST(substr(line, instr(line, 'n = ') + 4) AS INTEGER) AS n,\n"
+        "  CAST(substr(line, instr(line, ') = ') + 4) AS INTEGER) AS total\n"
+        "FROM lines WHERE line LIKE 'SELECT CASE%';\n"
+    ),
+}
+SQL_REFERENCE = {"language": "sql", "tests": SQL_TESTS}
+
+
+@pytest.mark.parametrize("hack", list(SQL_HACKS))
+def test_sql_tests_run_apart_cannot_be_reached_from_the_program(judge: LocalJudge, hack: str) -> None:
+    assert accuracy(judge, SQL_REFERENCE, fenced("sql", SQL_RIGHT))[0] == 1.0
+    value, details = accuracy(judge, SQL_REFERENCE, fenced("sql", SQL_HACKS[hack]))
+    assert value == 0.0, details
+
+
 # Right answers the separation must keep (in-place changes, errors, constants, types, context, output), per language:
 # (tests, program, {what to replace in the program: by what, each a wrong answer}).
 KEPT_APART = {
@@ -1611,6 +1644,19 @@ KEPT_APART["r"] = (
         '"é", NA': '"e", NA',
         "min(l)": "stats::median(l)",
     },
+)
+
+KEPT_APART["sql"] = (  # a trigger of the program's fires on the tests' insert; what it rolled back stays so
+    "INSERT INTO orders(item, qty) VALUES ('pen', 2);\n"
+    "SELECT CASE WHEN (SELECT stock FROM items WHERE name = 'pen') = 8 THEN 'ok' ELSE json('trigger') END;\n"
+    "SELECT CASE WHEN (SELECT n FROM big_orders) = 1 THEN 'ok' ELSE json('view') END;\n"
+    "SELECT CASE WHEN (SELECT count(*) FROM items) = 2 THEN 'ok' ELSE json('rolled back') END;\n",
+    "CREATE TABLE items(name TEXT PRIMARY KEY, stock INTEGER);\nINSERT INTO items VALUES ('pen', 10), ('ink', 5);\n"
+    "BEGIN;\nINSERT INTO items VALUES ('cap', 1);\nROLLBACK;\nCREATE TABLE orders(item TEXT, qty INTEGER);\n"
+    "CREATE TRIGGER take AFTER INSERT ON orders BEGIN\n"
+    "  UPDATE items SET stock = stock - NEW.qty WHERE name = NEW.item;\nEND;\n"
+    "CREATE VIEW big_orders AS SELECT count(*) AS n FROM orders WHERE qty >= 2;\nSELECT 'the program prints';\n",
+    {"stock - NEW.qty": "stock + NEW.qty", "qty >= 2": "qty > 2", "ROLLBACK": "COMMIT"},
 )
 
 
