@@ -3,8 +3,9 @@
 Each language whose program suites run apart (Language.apart_tests: the tests in a process of their own, the
 program in another, plain data between them; sandbox/runner.py run_suite_apart) judges the same MultiPL-E suites
 (tests/multiple_cases.py: HumanEval_0's prompt, its right and wrong completion, each made distinct by a comment so
-no compile is shared) two ways in the same run: apart, and with the tests appended to the program in one process
-(the path of the languages that do not yet run apart). Every verdict must be the same. Prints seconds per suite
+no compile is shared; SQL and Jest, which MultiPL-E lacks, HumanEval_0's checks written for them below) two ways in
+the same run: apart, and with the tests appended to the program in one process (the path of the languages that do
+not yet run apart). Every verdict must be the same. Prints seconds per suite
 (one sandbox run each, `--threads` at a time) for both and their ratio (the issue's bound: 2x outside Python).
 C++, Rust, Java, C#, Scala, Go, D, OCaml and Haskell compile their tests apart into a binary (a jar, an assembly) of
 their own (Language.apart_split): with the compile cache on, as the service runs, the samples of one prompt share it,
@@ -40,8 +41,26 @@ ROWS = {
     "elixir": ("elixir", "# {}"), "clojure": ("clj", "; {}"), "r": ("r", "# {}"), "cpp": ("cpp", "// {}"),
     "rust": ("rs", "// {}"), "java": ("java", "// {}"), "csharp": ("cs", "// {}"), "scala": ("scala", "// {}"),
     "go_test": ("go_test.go", "// {}"), "d_ut": ("d", "// {}"), "ocaml": ("ml", "(* {} *)"),
-    "haskell": ("hs", "-- {}"), "sql": ("sql", "-- {}"),
+    "haskell": ("hs", "-- {}"), "sql": ("sql", "-- {}"), "jest": ("jest", "// {}"),
 }  # fmt: skip
+# Jest has no MultiPL-E row: HumanEval_0's checks as a describe block of TypeScript tests.
+JEST_CASE = MultiplECase(
+    language="jest",
+    name="has_close_elements",
+    prompt="function has_close_elements(numbers: number[], threshold: number): boolean {\n",
+    tests="describe('has_close_elements', () => {\n"
+    + "".join(
+        f"  test('case {i}', () => {{ expect(has_close_elements({numbers}, {threshold})).toBe({want}); }});\n"
+        for i, (numbers, threshold, want) in enumerate((
+            ([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3, "true"), ([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.05, "false"),
+            ([1.0, 2.0, 5.9, 4.0, 5.0], 0.95, "true"), ([1.0, 2.0, 5.9, 4.0, 5.0], 0.8, "false"),
+            ([1.1, 2.2, 3.1, 4.1, 5.1], 1.0, "true"), ([1.1, 2.2, 3.1, 4.1, 5.1], 0.5, "false"),
+        ))
+    )
+    + "});\n",
+    right="  return numbers.some((x, i) => numbers.some((y, j) => i < j && Math.abs(x - y) < threshold));\n}\n",
+    wrong="  return numbers.length > 0;\n}\n",
+)  # fmt: skip
 # SQL has no MultiPL-E row: a suite of the same size, HumanEval_0's checks of the program's table of pairs.
 SQL_CASE = MultiplECase(
     language="sql",
@@ -66,7 +85,7 @@ SQL_CASE = MultiplECase(
 def suites(lang: Language, count: int) -> list[tuple[str, TestSuite, bool]]:
     """(program, suite, whether it is right), alternating right and wrong, each program distinct."""
     row, comment = ROWS[lang.name]
-    case = next(case for case in (*CASES, SQL_CASE) if case.language == row)
+    case = next(case for case in (*CASES, JEST_CASE, SQL_CASE) if case.language == row)
     suite = TestSuite("program", (ProgramTest(case.tests, case.prompt),))
     return [  # the comment last: bash's completion leaves its function open, PHP's program opens with <?php
         (f"{case.prompt}{(case.wrong, case.right)[i % 2 == 0]}\n{comment.format(f'variant {i}')}", suite, i % 2 == 0)

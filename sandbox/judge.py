@@ -218,7 +218,7 @@ class LocalJudge:
             run_limits = limits
         elif lang.apart_tests and lang.apart_split is None:  # the tests and the program each in a process (below)
             program, tests_apart = _with_its_closer(code, test.code)
-            language, inputs, done = lang, [TestInput(tests_apart=(tests_apart, marker))], marker
+            language, inputs, done = lang.program_builder(), [TestInput(tests_apart=(tests_apart, marker))], marker
             run_limits = limits
         else:  # the tests after the program, as one program
             tests = lang.with_tests_done(test.code, marker)
@@ -233,11 +233,12 @@ class LocalJudge:
         result = execution.tests[0]
         report = _report(execution, [None if result is None else TestVerdict(Verdict.SKIPPED)])
         if result is not None and report.compile_error is None:
-            # Run apart, the tests' per-test reports share a stdout with the program, which could print a pass for a
-            # test whose real report never came (the tests ended at its call): one verdict, from the tests' own exit
-            # status and their word that they all ran.
-            judged_as = replace(lang, report="") if inputs[0].tests_apart is not None else lang
-            report.tests = program_verdicts(judged_as, test.code, result, done)
+            # Run apart, the tests' own output shares a stdout and a stderr with the program, which could print a pass
+            # for a test whose real report never came: per-test verdicts only from the report the runner forwards,
+            # else one verdict, from the tests' exit status and their word that they all ran.
+            reports_in = _tests_report(result, marker) if inputs[0].tests_apart is not None else None
+            judged_as = replace(lang, report="") if reports_in == "" else lang
+            report.tests = program_verdicts(judged_as, test.code, result, done, reports_in)
         # Never shown (a compiler echoes the line it fails on): a policy that reads details would learn to print it.
         hidden = "<tests-done marker>"
         for verdict in report.tests:
@@ -311,13 +312,21 @@ def _tests_finished(lang: Language, tests_code: str, result: ProcessResult, done
     return True
 
 
+def _tests_report(result: ProcessResult, done: str) -> str:
+    """What the tests run apart reported of each test (empty: nothing): the text after the marker, which only the runner
+    writes, once the tests and the program have ended (runner.py run_suite_apart)."""
+    _, found, after = result.stdout.rpartition(done)
+    return after.strip() and after if found else ""
+
+
 def program_verdicts(
-    lang: Language, tests_code: str, result: ProcessResult, done: str | None = None
+    lang: Language, tests_code: str, result: ProcessResult, done: str | None = None, reports_in: str | None = None
 ) -> list[TestVerdict]:
     """The verdicts of one run of a program suite: one per test the framework reports and `tests_code` declares
     (a test the solution adds for itself is not counted), else one for the whole run. With `done` (what the tests
     print once they have all run: Language.tests_done), a run that exits cleanly without it fails whole, whatever
-    it printed of its tests."""
+    it printed of its tests. The reports are read from `reports_in` where given (tests run apart: _tests_report;
+    empty, one verdict for the whole run), else from the whole output."""
     whole = _failure(result, _TEST_FAILURE, in_stdout=True) or TestVerdict(Verdict.ACCEPTED, result.wall_s)
     if whole.verdict is Verdict.ACCEPTED and not _tests_finished(lang, tests_code, result, done):
         return [TestVerdict(Verdict.WRONG_ANSWER, result.wall_s, "the program ended before its tests did")]
@@ -328,7 +337,7 @@ def program_verdicts(
         whole = TestVerdict(Verdict.WRONG_ANSWER, result.wall_s, f"a check failed: {_tail(output)}")
     if not lang.report or whole.verdict in (Verdict.TIME_LIMIT, Verdict.OUTPUT_LIMIT, Verdict.MEMORY_LIMIT):
         return [whole]
-    reports = parse(lang.report, output)
+    reports = parse(lang.report, output if reports_in is None else reports_in)
     names = declared(lang.report, tests_code)
     verdicts = _declared_verdicts(lang.report, names, reports) if names else _named_verdicts(reports, tests_code)
     if not verdicts and whole.verdict is Verdict.ACCEPTED:  # the framework never ran them: the program ended first

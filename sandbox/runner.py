@@ -616,9 +616,7 @@ MESSAGE_HEADER = 8
 def send(fd, value):
     """One message on a pipe: its length, then `value` marshalled."""
     data = dumps(value)
-    data = len(data).to_bytes(MESSAGE_HEADER, "little") + data
-    while data:
-        data = data[write(fd, data) :]
+    write_all(fd, len(data).to_bytes(MESSAGE_HEADER, "little") + data)
 
 
 def receive(fd):
@@ -695,7 +693,9 @@ def run_suite_apart(apart, tests_code, marker):
     does the program's process start, kept to one process (unless its runtime forks) that signals only itself,
     answering the tests' requests (fd 3) with its replies (fd 4) as plain data. The tests say they all ran on fd 5
     too. Ends as run_apart does: exit status 0 and the marker written last when every check passed and the program
-    ended well (never returns)."""
+    ended well (never returns). Where the tests' framework reports each test (Language.report: Jest's), the tests
+    write that report on fd 5 after "done", and it follows the marker, where the program, which cannot print the
+    marker, cannot have written it (a failed run's too: its exit status says it failed, the report which tests)."""
     requests, replies, said, code = os.pipe(), os.pipe(), os.pipe(), os.pipe()
     tests = fork()
     if tests == 0:
@@ -714,14 +714,13 @@ def run_suite_apart(apart, tests_code, marker):
         exec_with_fds({3: requests[0], 4: replies[1]}, apart["program"], None, program_forks=apart["forks"])
     for fd in (requests[0], requests[1], replies[0], replies[1], code[0]):
         os.close(fd)
-    try:
-        data = tests_code.encode(errors="surrogatepass")
-        while data:
-            data = data[write(code[1], data) :]
+    try:  # noqa: SIM105 - contextlib costs start-up time (see the module's docstring)
+        write_all(code[1], tests_code.encode(errors="surrogatepass"))
     except OSError:  # the tests' process is gone: its status says why
         pass
     os.close(code[1])
     finished = read_exactly(said[0], 4) == b"done"
+    report = read_at_most(said[0], TESTS_REPORT_BYTES) if finished and apart.get("report") else b""
     tests_status = os.waitpid(tests, 0)[1]
     program_status = os.waitpid(program, 0)[1]
     # The program was killed (its CPU limit, its memory): so is its test; else a kill of the tests' process (a reply
@@ -731,10 +730,31 @@ def run_suite_apart(apart, tests_code, marker):
             end_by_signal(os.WTERMSIG(status))
     if os.WEXITSTATUS(program_status) != 0:  # it failed: a runtime error of its own, said on stderr
         _exit(os.WEXITSTATUS(program_status))
-    if tests_status == 0 and finished:
-        write(1, b"\n" + marker.encode())  # after a line end: a quote the program printed last does not quote it
-        _exit(0)
-    _exit(1)
+    if finished and (tests_status == 0 or report):
+        # after a line end: a quote the program printed last does not quote it
+        write_all(1, b"\n" + marker.encode() + report)
+    _exit(0 if tests_status == 0 and finished else 1)
+
+
+TESTS_REPORT_BYTES = 1 << 20  # what a tests' process may report of its tests (run_suite_apart)
+
+
+def read_at_most(fd, limit):
+    """What a pipe holds until the other side closes it, at most `limit` bytes (the rest left unread)."""
+    chunks, size = [], 0
+    while size < limit:
+        chunk = read(fd, min(limit - size, 1 << 16))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def write_all(fd, data):
+    """All of `data` on `fd` (a pipe takes what fits at a time)."""
+    while data:
+        data = data[write(fd, data) :]
 
 
 TESTS_BINARY_FD = 6  # where compiled tests are put (run_suite_apart): their process runs /dev/fd/6 or reads it
@@ -743,8 +763,7 @@ TESTS_BINARY_FD = 6  # where compiled tests are put (run_suite_apart): their pro
 def in_memory(data):
     """A descriptor of a file in memory holding `data` (closed on exec, unless placed where a process runs it)."""
     fd = os.memfd_create("tests", os.MFD_CLOEXEC)
-    while data:
-        data = data[write(fd, data) :]
+    write_all(fd, data)
     return fd
 
 

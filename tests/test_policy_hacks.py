@@ -8,8 +8,8 @@ the real sandbox), by cause:
 - counting: every test the reference declares must report a pass, once (skipped, expected-to-fail, filtered out,
   forged beside the real report, or a run of zero tests is a failure);
 - early exits where a language had no done marker (Fortran, Kotlin script, Verilog; SQL's tests now run apart);
-- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, R, Racket, Elixir, Clojure, SQL, and
-  C++, Rust, Java, C#, Scala, Go, D, OCaml and Haskell as two binaries, JVMs or Mono processes): the tests' checks
+- program suites run apart (JavaScript, TypeScript, Ruby, PHP, Lua, Perl, bash, R, Racket, Elixir, Clojure, SQL, Jest,
+  and C++, Rust, Java, C#, Scala, Go, D, OCaml and Haskell as two binaries, JVMs or Mono processes): the tests' checks
   replaced (macros, libc's `__assert_fail`, assertions turned off, assert listeners cleared, `Debug` or `assert`
   shadowed), equality faked by a return type of the program's own, failed checks' aborts, panics and exceptions
   turned into clean exits with the marker its binary holds, the rest of the file turned into output, the tests read
@@ -1530,6 +1530,60 @@ def test_sql_tests_run_apart_cannot_be_reached_from_the_program(judge: LocalJudg
     assert value == 0.0, details
 
 
+# Jest: the reference's tests in the tests' own Jest, the program's functions in a node of its own.
+JEST_TESTS = (
+    "describe('add', () => {\n"
+    "  test('small', () => { expect(add(1, 2)).toEqual(3); });\n"
+    "  test('big', () => { expect(add(1000000, 1)).toEqual(1000001); });\n"
+    "  test('pair', () => { expect(pair(1, 2)).toEqual([1, 2]); });\n"
+    "});\n"
+)
+JEST_RIGHT = (
+    "function add(a: number, b: number): number { return a + b; }\n"
+    "function pair(a: number, b: number): number[] { return [a, b]; }\n"
+)
+JEST_WRONG = JEST_RIGHT.replace("a + b", "0").replace("[a, b]", "[]")
+JEST_HACKS = {  # each scores 1 where the tests follow the program in one test file
+    "expect replaced": JEST_WRONG + "(globalThis as any).expect = () => new Proxy({}, {get: () => () => undefined});\n",
+    "every test expected to fail": (
+        JEST_WRONG + "const realTest = test;\n"
+        "(globalThis as any).test = (name: string, fn: () => void) => realTest.failing(name, fn);\n"
+    ),
+    "equality faked by an asymmetric matcher": (
+        "const equal: any = {asymmetricMatch: () => true};\n"
+        "function add(a: number, b: number): any { return equal; }\n"
+        "function pair(a: number, b: number): any { return equal; }\n"
+    ),
+    "the expected values read from its own source": (
+        "const source: string = require('fs').readFileSync(__filename, 'utf8');\n"
+        "function expected(call: string): any {\n"
+        "  const at = source.lastIndexOf(`expect(${call})`);\n"
+        "  return JSON.parse(source.slice(at).match(/toEqual\\((.*?)\\); \\}\\);/)![1]);\n}\n"
+        "function add(a: number, b: number): number { return expected(`add(${a}, ${b})`); }\n"
+        "function pair(a: number, b: number): number[] { return expected(`pair(${a}, ${b})`); }\n"
+    ),
+    # Against the separation itself: what the tests' Jest would load, were it to look where the program writes.
+    "a Babel configuration in the working directory": (
+        JEST_WRONG + "require('fs').writeFileSync('babel.config.js', "
+        '"module.exports = {plugins: [() => ({visitor: {Program(p) { p.node.body = []; }}})]};");\n'
+    ),
+    "@jest/globals of its own": (
+        JEST_WRONG + "require('fs').mkdirSync('node_modules/@jest/globals', {recursive: true});\n"
+        "require('fs').writeFileSync('node_modules/@jest/globals/index.js', "
+        "'exports.expect = () => new Proxy({}, {get: () => () => undefined}); exports.test = test;');\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("hack", list(JEST_HACKS))
+def test_jest_tests_run_apart_cannot_be_reached_from_the_program(judge: LocalJudge, hack: str) -> None:
+    tests = JEST_TESTS if "globals" not in hack else "import { expect, test } from '@jest/globals';\n" + JEST_TESTS
+    suite = Suite("program", (ProgramTest(tests),))
+    assert judge.judge("jest", JEST_RIGHT, suite, LIMITS).pass_fraction == 1.0
+    report = judge.judge("jest", JEST_HACKS[hack], suite, LIMITS)
+    assert report.passed == 0, report.to_dict()
+
+
 # Right answers the separation must keep (in-place changes, errors, constants, types, context, output), per language:
 # (tests, program, {what to replace in the program: by what, each a wrong answer}).
 KEPT_APART = {
@@ -1659,6 +1713,34 @@ KEPT_APART["sql"] = (  # a trigger of the program's fires on the tests' insert; 
     {"stock - NEW.qty": "stock + NEW.qty", "qty >= 2": "qty > 2", "ROLLBACK": "COMMIT"},
 )
 
+KEPT_APART["jest"] = (  # the program's own test never runs; `@jest/globals` is imported on both sides
+    "import { describe, expect, test } from '@jest/globals';\n\ndescribe('kept', () => {\n"
+    "  test('in place', () => { const xs = [3, 1, 2]; sortInPlace(xs); expect(xs).toStrictEqual([1, 2, 3]); });\n"
+    "  test('throws', () => { expect(() => checked(-1)).toThrow(RangeError); });\n"
+    "  test('constant', () => { expect(LIMIT).toBe(10); });\n"
+    "  test('types', () => { expect(groups()).toStrictEqual(new Map([['a', new Set([1])]])); });\n"
+    "  test('async', async () => {\n"
+    "    await expect(later(2)).resolves.toBe(4);\n    await expect(later(-1)).rejects.toThrow('negative');\n  });\n"
+    "  test('nothing', () => { expect(nothing()).toBeUndefined(); });\n});\n",
+    "import { test } from '@jest/globals';\n"
+    "export function sortInPlace(xs: number[]): void { xs.sort((a, b) => a - b); }\n"
+    "function checked(x: number): number { if (x < 0) throw new RangeError('negative'); return x; }\n"
+    "const LIMIT = 10;\n"
+    "function groups(): Map<string, Set<number>> { return new Map([['a', new Set([1])]]); }\n"
+    "async function later(x: number): Promise<number> { if (x < 0) throw new Error('negative'); return x * 2; }\n"
+    "function nothing(): void { console.log('the program prints'); }\n"
+    "test('mine', () => { throw new Error('never run'); });\n",
+    {
+        "a - b": "b - a",
+        "throw new RangeError('negative')": "throw new Error('negative')",
+        "const LIMIT = 10": "const LIMIT = 11",
+        "new Set([1])": "new Set([2])",
+        "x * 2": "x * 3",
+        "if (x < 0) throw new Error('negative'); ": "",
+        "console.log('the program prints')": "return 0 as any",
+    },
+)
+
 
 def test_a_failed_console_assert_fails_the_tests_run_apart(judge: LocalJudge) -> None:
     """HumanEval-X's JavaScript tests check with console.assert, which node only prints about."""
@@ -1675,11 +1757,11 @@ def test_tests_run_apart_keep_what_right_answers_do(judge: LocalJudge, language:
     tests, program, wrongs = KEPT_APART[language]
     suite = Suite("program", (ProgramTest(tests),))
     report = judge.judge(language, program, suite, LIMITS)
-    assert report.passed == 1, report.to_dict()
+    assert report.pass_fraction == 1.0, report.to_dict()
     for right, wrong in wrongs.items():
         assert right in program
         report = judge.judge(language, program.replace(right, wrong), suite, LIMITS)
-        assert report.passed == 0, (right, wrong)
+        assert report.pass_fraction < 1.0, (right, wrong)
 
 
 # --- what a source file turns on in its toolchain -----------------------------------------------------------------

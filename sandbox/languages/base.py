@@ -168,6 +168,7 @@ class Language:
             "tests": [part.format(**fields) for part in self.apart_tests],
             "tests_env": self.apart_tests_env,
             "forks": self.forks,
+            "report": bool(self.report),  # the tests report each test on fd 5 after "done" (run_suite_apart)
         }
 
     def tests_builder(self) -> Language:

@@ -7,8 +7,10 @@ from sandbox.languages.base import Language, literal
 NODE_RUNTIME = "/usr/local/lib/reward-sandbox/node"
 NODE_MODULES = f"{NODE_RUNTIME}/node_modules"
 
-# A program suite's tests run apart from the program, each in a node of its own (sandbox/languages/apart.py).
-SERVE_PROGRAM, RUN_TESTS = apart.scripts("js")
+# A program suite's tests run apart from the program, each in a node of its own (sandbox/languages/apart.py): the
+# tests' script is a library (how the tests reach the program's names) that its caller runs (Jest's: jest.py).
+SERVE_PROGRAM, TESTS_LIBRARY = apart.scripts("js")
+RUN_TESTS = f"{TESTS_LIBRARY}\nrunTests();\n"
 NODE = ("/usr/bin/node", "--max-old-space-size={memory_mb}", "--stack-size=65500")
 
 JAVASCRIPT = Language(

@@ -1,7 +1,9 @@
 import json
 
+from sandbox.languages import apart
 from sandbox.languages.base import Language, literal
-from sandbox.languages.javascript import JAVASCRIPT, NODE_MODULES, NODE_RUNTIME
+from sandbox.languages.javascript import JAVASCRIPT, NODE_MODULES, NODE_RUNTIME, SERVE_PROGRAM, TESTS_LIBRARY
+from sandbox.languages.typescript import TYPESCRIPT
 
 
 def _config(environment: str) -> str:
@@ -40,7 +42,41 @@ _COMMON = {
     "start_s": 1.5,
     "report": "jest",
 }
+# A program suite's Jest tests run apart from the program (sandbox/runtimes/apart/run_jest.js): the program, its
+# types erased as TypeScript's are, served as JavaScript's (its own describe/test blocks taken and never run:
+# jest_program.js); Jest in the tests' node, which loads its environment and transform from files `make languages`
+# installs, and runs the tests from memory in place of an empty file of theirs.
+_ENVIRONMENT, _TRANSFORM = (
+    apart.built_from(apart.APART / f"jest_{name}.js", f"jest-{name}", ".js") for name in ("environment", "transform")
+)
+_EMPTY_TESTS = f"{apart.BUILT}/jest-tests/tests.test.ts"
+_INSTALL = (
+    f"mkdir -p {apart.BUILT}/jest-tests && : > {_EMPTY_TESTS} && "
+    f"cp {apart.from_root(apart.APART / 'jest_environment.js')} {_ENVIRONMENT} && "
+    f"cp {apart.from_root(apart.APART / 'jest_transform.js')} {_TRANSFORM}"
+)
+_PROGRAM_SIDE = (apart.APART / "jest_program.js").read_text() + SERVE_PROGRAM
+_TESTS_SIDE = TESTS_LIBRARY + (apart.APART / "run_jest.js").read_text()
+
 # SandboxFusion's `jest`: the program is a test file (TypeScript or JavaScript) with its describe/test blocks.
-JEST = Language(name="jest", source_file="main.test.ts", run=_jest("node"), **_COMMON)
+JEST = Language(
+    name="jest",
+    source_file="main.test.ts",
+    run=_jest("node"),
+    **_COMMON | {
+        "apt": (*_COMMON["apt"], "node-typescript"),
+        "setup": (*_COMMON["setup"], _INSTALL),
+        "needs": (*_COMMON["needs"], *TYPESCRIPT.needs, _ENVIRONMENT, _TRANSFORM, _EMPTY_TESTS),
+    },
+    env=TYPESCRIPT.env,
+    compile_address_space_limit=False,
+    apart_compile=TYPESCRIPT.compile,
+    apart_program=(*JAVASCRIPT.run[:-1], "-e", literal(_PROGRAM_SIDE), "main.js"),
+    apart_tests=(*JAVASCRIPT.run[:-1], "-e", literal(_TESTS_SIDE)),
+    apart_tests_env={
+        "JUDGE_NODE_MODULES": NODE_MODULES, "JUDGE_TYPESCRIPT": TYPESCRIPT.apart_tests_env["JUDGE_TYPESCRIPT"],
+        "JUDGE_JEST_TESTS": _EMPTY_TESTS, "JUDGE_JEST_ENVIRONMENT": _ENVIRONMENT, "JUDGE_JEST_TRANSFORM": _TRANSFORM,
+    },
+)  # fmt: skip
 # `react`: the same with JSX, a DOM (jsdom), React 18, Testing Library and react-test-renderer.
 REACT = Language(name="react", source_file="main.test.tsx", run=_jest("jsdom"), **_COMMON)

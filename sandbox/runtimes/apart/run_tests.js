@@ -18,26 +18,45 @@ function ask(request) {
   return reply;
 }
 
-// The program's names among those the tests use without declaring them: (names, values), a function as a stub.
-function programNames(code) {
+// The program's names among those the tests use without declaring them (nor finding them in node or `ignored`):
+// (names, what the program says of each: {function: true} or {value}).
+function programDefinitions(code, ignored = NODE_NAMES) {
   const declared = new Set([...code.matchAll(/\b(?:var|let|const|function\*?|class)\s+([A-Za-z_$][\w$]*)/g)].map((m) => m[1]));
   const used = new Set(code.match(/[A-Za-z_$][\w$]*/g) ?? []);
-  const wanted = [...used].filter((name) => !declared.has(name) && !NODE_NAMES.has(name) && !(name in globalThis));
+  const wanted = [...used].filter((name) => !declared.has(name) && !ignored.has(name) && !(name in globalThis) && bindable(name));
   const defined = ask({names: wanted}).defined ?? {};
   const names = wanted.filter((name) => Object.hasOwn(defined, name));
-  return [names, names.map((name) => (defined[name]?.function ? stub(name) : defined[name]?.value))];
+  return [names, names.map((name) => defined[name])];
 }
 
+// Whether `name` can name a binding (not `true`, `this` or `typeof`).
+function bindable(name) {
+  try {
+    new Function(`let ${name};`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// The program's names the tests use: (names, values), a function as a stub.
+function programNames(code) {
+  const [names, definitions] = programDefinitions(code);
+  return [names, definitions.map((definition, index) => (definition?.function ? stub(names[index]) : definition?.value))];
+}
+
+// An async function's stub returns a promise of what the program's promise settled to.
 function stub(name) {
   return function (...args) {
     const reply = ask({call: name, args});
     if (reply.error) {
       const error = new (ERRORS[reply.error.name] ?? Error)(String(reply.error.message));
       error.stack = `${error.name}: ${error.message}\n  in the program: ${String(reply.error.stack ?? '')}`;
+      if (reply.promise) return Promise.reject(error);
       throw error;
     }
     copyBack(args, reply.args);
-    return reply.value;
+    return reply.promise ? Promise.resolve(reply.value) : reply.value;
   };
 }
 
@@ -87,5 +106,3 @@ function runTests() {
   });
   tests(testsRequire, testsModule, testsModule.exports, TESTS_FILE, '/usr/lib/judge');
 }
-
-runTests();

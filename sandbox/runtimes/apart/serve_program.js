@@ -25,8 +25,9 @@ function described(error) {
   }
 }
 
-// {names}: which of them the program defines, each a function or a value; {call, args}: the function called.
-function answer(scope, request) {
+// {names}: which of them the program defines, each a function or a value; {call, args}: the function called (what an
+// async function's promise settles to, said to be a promise's).
+async function answer(scope, request) {
   if (request.names) {
     const defined = {};
     for (const name of request.names) {
@@ -37,16 +38,19 @@ function answer(scope, request) {
     }
     return {defined};
   }
+  let promise = false;
   try {
-    return {value: scope(request.call)(...request.args), args: request.args};
+    const value = scope(request.call)(...request.args);
+    promise = value instanceof Promise;
+    return {value: promise ? await value : value, args: request.args, promise};
   } catch (error) {
-    return {error: described(error)};
+    return {error: described(error), promise};
   }
 }
 
-function serve(scope) {
+async function serve(scope) {
   for (let request; (request = receive(REQUESTS)) !== null; ) {
-    const reply = answer(scope, request);
+    const reply = await answer(scope, request);
     try {
       send(REPLIES, reply);
     } catch (error) {  // not plain data: a function, a symbol
