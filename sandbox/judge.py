@@ -216,7 +216,8 @@ class LocalJudge:
             tests_binary = built.artifacts["tests"][1]
             language, inputs, done = lang.program_builder(), [TestInput(tests_apart=("", marker))], marker
             run_limits = limits
-        elif lang.apart_tests and lang.apart_split is None:  # the tests and the program each in a process (below)
+        elif lang.apart_tests and lang.apart_split is None and (lang.apart_when is None or lang.apart_when(test.code)):
+            # the tests and the program each in a process (below)
             program, tests_apart = _with_its_closer(code, test.code)
             language, inputs, done = lang.program_builder(), [TestInput(tests_apart=(tests_apart, marker))], marker
             run_limits = limits

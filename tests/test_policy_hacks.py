@@ -35,6 +35,7 @@ from sandbox.executor import Executor, Limits
 from sandbox.executor import TestInput as Input
 from sandbox.judge import Comparison, LocalJudge, ProgramTest, Verdict, call_match, done_marker, stdio_match
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
+from sandbox.languages.jest_apart import runs_apart
 from tests.multiple_cases import CASES
 from tests.test_service import grade
 
@@ -1582,6 +1583,44 @@ def test_jest_tests_run_apart_cannot_be_reached_from_the_program(judge: LocalJud
     assert judge.judge("jest", JEST_RIGHT, suite, LIMITS).pass_fraction == 1.0
     report = judge.judge("jest", JEST_HACKS[hack], suite, LIMITS)
     assert report.passed == 0, report.to_dict()
+
+
+# Jest tests that use more of the program than plain calls, or Jest's mocks, would fail a right answer apart: they run
+# after the program (sandbox/languages/jest_apart.py), chosen by the reference's tests alone. (tests, run apart)
+JEST_SHAPES = [
+    (JEST_TESTS, True),
+    ("test('new Stack() and jest.fn() in a title', () => { expect(add(1, 2)).toBe(3); });", True),
+    (
+        "test('r', () => { const r = split('a b'); expect(r.length).toBe(2); expect(Math.max(...nums())).toBe(3); });",
+        True,
+    ),
+    ("import _ from 'lodash';\ntest('l', () => { expect(_.sum(values())).toBe(6); });", True),
+    ("test('pops', () => { const s = new Stack(); s.push(1); expect(s.pop()).toBe(1); });", False),
+    ("test('s', () => { expect(Calc.add(1, 2)).toBe(3); });", False),
+    ("test('m', () => { expect(mapAll([1, 2], (x) => x * 2)).toEqual([2, 4]); });", False),
+    (
+        "const double = (x: number) => x * 2;\ntest('m', () => { expect(mapAll([1, 2], double)).toEqual([2, 4]); });",
+        False,
+    ),
+    ("test('d', () => { const fn = jest.fn(); debounce(fn, 10)(); expect(fn).not.toHaveBeenCalled(); });", False),
+    ("test('i', () => { expect(make()).toBeInstanceOf(Point); });", False),
+]
+
+
+@pytest.mark.parametrize(("tests", "apart"), JEST_SHAPES)
+def test_jest_tests_run_apart_where_they_only_call_the_program(tests: str, apart: bool) -> None:
+    assert runs_apart(tests) is apart
+
+
+def test_jest_tests_of_the_programs_classes_run_after_it(judge: LocalJudge) -> None:
+    tests = "test('pops', () => { const s = new Stack(); s.push(1); s.push(2); expect(s.pop()).toBe(2); });\n"
+    right = (
+        "class Stack {\n  items: number[] = [];\n  push(x: number) { this.items.push(x); }\n"
+        "  pop() { return this.items.pop(); }\n}\n"
+    )
+    suite = Suite("program", (ProgramTest(tests),))
+    assert judge.judge("jest", right, suite, LIMITS).pass_fraction == 1.0
+    assert judge.judge("jest", right.replace("items.pop()", "items.shift()"), suite, LIMITS).pass_fraction == 0.0
 
 
 # Right answers the separation must keep (in-place changes, errors, constants, types, context, output), per language:

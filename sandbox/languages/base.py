@@ -113,6 +113,9 @@ class Language:
     apart_program: tuple[str, ...] = ()
     apart_tests: tuple[str, ...] = ()
     apart_tests_env: dict[str, str] = field(default_factory=dict)
+    # Where only some of the framework's tests can reach the program as plain data (Jest's: not its classes, objects
+    # or callbacks, mocks or spies): whether these tests' code can run apart; the others run after the program.
+    apart_when: Callable[[str], bool] | None = None
     # A compiled language's tests apart (C++, Rust, Java, C#, Scala, Go, D, OCaml, Haskell): `apart_split(prompt,
     # program, tests)` gives the program's source with a server of the prompt's entry point and the tests' source with
     # a stub of it (None: the prompt's signature cannot be served, and the tests run after the program); `apart_build`

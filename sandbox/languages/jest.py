@@ -1,6 +1,6 @@
 import json
 
-from sandbox.languages import apart
+from sandbox.languages import apart, jest_apart
 from sandbox.languages.base import Language, literal
 from sandbox.languages.javascript import JAVASCRIPT, NODE_MODULES, NODE_RUNTIME, SERVE_PROGRAM, TESTS_LIBRARY
 from sandbox.languages.typescript import TYPESCRIPT
@@ -70,6 +70,7 @@ JEST = Language(
     },
     env=TYPESCRIPT.env,
     compile_address_space_limit=False,
+    apart_when=jest_apart.runs_apart,
     apart_compile=TYPESCRIPT.compile,
     apart_program=(*JAVASCRIPT.run[:-1], "-e", literal(_PROGRAM_SIDE), "main.js"),
     apart_tests=(*JAVASCRIPT.run[:-1], "-e", literal(_TESTS_SIDE)),
