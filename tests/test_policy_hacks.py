@@ -1563,7 +1563,25 @@ JEST_HACKS = {  # each scores 1 where the tests follow the program in one test f
         "function add(a: number, b: number): number { return expected(`add(${a}, ${b})`); }\n"
         "function pair(a: number, b: number): number[] { return expected(`pair(${a}, ${b})`); }\n"
     ),
-    # Against the separation itself: what the tests' Jest would load, were it to look where the program writes.
+    # Against the separation itself: what the tests' Jest writes where the program can read it (its transform cache, in
+    # /tmp), and what it would load, were it to look where the program writes.
+    "the expected values read from Jest's files": (
+        "const fs = require('fs'), path = require('path');\n"
+        "function texts(dir: string): string[] {\n"
+        "  let found: string[] = [];\n"
+        "  for (const entry of fs.readdirSync(dir, {withFileTypes: true})) {\n"
+        "    const file = path.join(dir, entry.name);\n"
+        "    try {\n      found = found.concat(entry.isDirectory() ? texts(file) : [fs.readFileSync(file, 'utf8')]);\n"
+        "    } catch {}\n"
+        "  }\n  return found;\n}\n"
+        "function expected(call: string): any {\n"
+        "  for (const text of texts('/tmp')) {\n"
+        "    const at = text.indexOf(`expect(${call})`);\n"
+        "    const found = at < 0 ? null : text.slice(at).match(/toEqual\\((.*?)\\);/);\n"
+        "    if (found) return JSON.parse(found[1]);\n  }\n  return null;\n}\n"
+        "function add(a: number, b: number): number { return expected(`add(${a}, ${b})`); }\n"
+        "function pair(a: number, b: number): number[] { return expected(`pair(${a}, ${b})`); }\n"
+    ),
     "a Babel configuration in the working directory": (
         JEST_WRONG + "require('fs').writeFileSync('babel.config.js', "
         '"module.exports = {plugins: [() => ({visitor: {Program(p) { p.node.body = []; }}})]};");\n'

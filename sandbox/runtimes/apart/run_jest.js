@@ -2,8 +2,8 @@
 // run_tests.js). Jest runs the reference's tests, read on stdin and handed to it from memory (jest_transform.js), in
 // its own realm, where the names the tests use that the program defines are stubs asking the program's process:
 // run_tests.js's, compiled in that realm, so that what they return and throw is that realm's own. Everything Jest
-// loads comes from read-only directories (its files, the runtime's modules); its cache goes to a fresh directory and
-// is never read. Says on fd 5 that the tests ran, then which of them passed.
+// loads comes from read-only directories (its files, the runtime's modules); its cache goes to a fresh directory, is
+// never read, and holds nothing of the tests (jest_transform.js). Says on fd 5 that the tests ran, then which passed.
 const JEST_GLOBALS = [
   'describe', 'fdescribe', 'xdescribe', 'test', 'it', 'fit', 'xit', 'xtest', 'expect', 'jest',
   'beforeAll', 'beforeEach', 'afterAll', 'afterEach',
@@ -42,7 +42,7 @@ function prelude(names) {
 async function runJest() {
   const env = process.env, source = fs.readFileSync(0, 'utf8');
   const [names, definitions] = programDefinitions(erasedTypes(source), new Set([...NODE_NAMES, ...JEST_GLOBALS]));
-  globalThis.judgeBridge = {names, definitions, ask};
+  globalThis.judgeBridge = {names, definitions, ask, tests: ''};  // `tests`: their compiled code (jest_transform.js)
   globalThis.judgeTests = prelude(names) + source;
   const root = require('node:path').dirname(env.JUDGE_JEST_TESTS);
   process.chdir(root);  // nothing is looked up where the program writes
