@@ -225,6 +225,31 @@ def test_pickled_functions_score_like_the_originals(server: LocalServer) -> None
         assert after == before and before[2] is None and before[0] == 1.5
 
 
+def test_numpy_dataset_values_are_sent_as_plain_data(server: LocalServer) -> None:
+    """A dataset formatted as numpy gives TRL numpy scalars and arrays, which it passes on as reward kwargs (a list of
+    each column's values, `_calculate_rewards`): a code reference of arrays and an integer answer are graded."""
+    code = {"inputs": ["2\n", "5\n"], "outputs": ["4\n", "10\n"]}
+    rows = Dataset.from_list([
+        {"answer": 4, "tests": code, "task": "math"}, {"answer": 4, "tests": code, "task": "code"},
+    ]).with_format("numpy")  # fmt: skip
+    examples = [rows[i] for i in range(len(rows))]
+    assert (
+        type(examples[0]["answer"]).__module__ == "numpy" and type(examples[1]["tests"]["inputs"]).__module__ == "numpy"
+    )
+    columns = {key: [example[key] for example in examples] for key in ("answer", "tests", "task")}
+    prompts = [[{"role": "user", "content": "twice ?"}]] * 2
+    completions = [
+        [{"role": "assistant", "content": text}] for text in ("\\boxed{4}", "```python\nprint(2 * int(input()))\n```")
+    ]
+    math = trl.reward_function(reference_column="answer", urls=server.url)(prompts[:1], completions[:1], **{
+        key: values[:1] for key, values in columns.items()
+    })  # fmt: skip
+    code_reward = trl.reward_function(task="code", reference_column="tests", urls=server.url)(
+        prompts[1:], completions[1:], **{key: values[1:] for key, values in columns.items()}
+    )
+    assert math == [1.0] and code_reward == [1.0]
+
+
 @pytest.mark.slow
 def test_async_grpo_rollout_worker_unpickles_and_calls_our_functions(
     server: LocalServer, chat_model: Path, vllm_server: VLLMServer

@@ -4,18 +4,31 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from reward_api.compat import not_computed, text_of
 from trainer_client.client import RewardResult
 
-__all__ = ["FAILURES", "report_failures", "task_for", "text_of"]
+__all__ = ["FAILURES", "plain", "report_failures", "task_for", "text_of"]
 
 log = logging.getLogger("trainer_client.adapters")
 _CODE_SOURCES = ("code", "apps", "taco", "livecodebench", "humaneval", "mbpp", "codecontests", "leetcode")
 
 # (framework, status) -> how many rewards could not be computed in this process.
 FAILURES: Counter[tuple[str, str]] = Counter()
+
+
+def plain(value: Any) -> Any:
+    """JSON-able Python from a trainer's dataset values: numpy arrays and scalars (parquet rows, datasets formatted
+    as numpy), torch tensors, nested in mappings (verl's OmegaConf containers) and sequences."""
+    if hasattr(value, "tolist"):
+        return plain(value.tolist())
+    if isinstance(value, Mapping):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [plain(item) for item in value]
+    return value
 
 
 def task_for(data_source: str | None) -> str:

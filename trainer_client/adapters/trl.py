@@ -31,7 +31,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from trainer_client.adapters.common import report_failures, text_of
+from trainer_client.adapters.common import plain, report_failures, text_of
 from trainer_client.batching import ServiceSettings, shared_client
 from trainer_client.client import RewardResult
 
@@ -120,8 +120,9 @@ class _RewardFunction:
                 f"the dataset has no column {self.reference_column!r} (columns: {sorted(columns)}); "
                 "pass reference_column= to the reward function"
             )
-        tasks = columns.get("task") or [self.task] * len(completions)
-        languages = columns.get("target_language") or [None] * len(completions)
+        # Dataset columns as TRL passes them: numpy values where the dataset holds them (a numpy-formatted dataset).
+        tasks = plain(columns.get("task")) or [self.task] * len(completions)
+        languages = plain(columns.get("target_language")) or [None] * len(completions)
         groups = group_ids(prompts, self.num_generations)
         items = []
         for i, completion in enumerate(completions):
@@ -129,7 +130,7 @@ class _RewardFunction:
                 "task": tasks[i] or self.task,
                 "completion": completion_text(completion),
                 "prompt": text_of(prompts[i]),
-                "reference": columns[self.reference_column][i],
+                "reference": plain(columns[self.reference_column][i]),
                 "group": groups[i],
             }
             if completion_ids is not None:

@@ -36,7 +36,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trainer_client.adapters.common import report_failures, task_for, text_of
+from trainer_client.adapters.common import plain, report_failures, task_for, text_of
 from trainer_client.batching import ServiceSettings, shared_client
 from trainer_client.client import RewardResult
 
@@ -45,17 +45,6 @@ _PROMPT_KEYS = ("prompt", "question", "problem", "query")
 _SERVICE_OPTIONS = ("url", "urls", "profile", "token", "max_concurrency", "group_size", "task")
 # verl passes these to every custom function when a reward model is enabled.
 _VERL_KWARGS = ("reward_router_address", "reward_model_tokenizer")
-
-
-def plain(value: Any) -> Any:
-    """JSON-able Python from parquet rows (numpy arrays and scalars, nested) and verl's OmegaConf containers."""
-    if hasattr(value, "tolist"):  # numpy arrays and scalars, torch tensors
-        return plain(value.tolist())
-    if isinstance(value, Mapping):
-        return {str(key): plain(item) for key, item in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        return [plain(item) for item in value]
-    return value
 
 
 def reward_options(kwargs: Mapping[str, Any]) -> tuple[ServiceSettings, str | None]:

@@ -23,8 +23,8 @@ from typing import Any
 from verl import DataProto
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
-from trainer_client.adapters.common import report_failures, text_of
-from trainer_client.adapters.verl import plain, reward_options, service_item, verl_score
+from trainer_client.adapters.common import plain, report_failures, text_of
+from trainer_client.adapters.verl import reward_options, service_item, verl_score
 from trainer_client.batching import shared_client
 
 
