@@ -13,10 +13,15 @@ Unknown sections or fields are errors that name them.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+if sys.version_info < (3, 11):  # noqa: UP036 - tomllib; the client and the adapters run on 3.10 (pyproject.toml)
+    raise ImportError(f"the reference trainer needs Python 3.11 or newer, not {sys.version.split()[0]}")
+
+import tomllib
 
 
 @dataclass
