@@ -80,9 +80,14 @@ _PATH_TOKEN = re.compile(r"^/token/([^/]+)(/.*)$")
 @dataclass(frozen=True)
 class ServiceConfig(HttpSettings):
     """Each field reads `SANDBOX_<FIELD>` (e.g. `SANDBOX_WORKERS=4`); CLI flags override. The HTTP settings
-    (body limits, timeouts, in-flight caps) are the reward service's, with the same defaults."""
+    (body limits, timeouts, in-flight caps) are the reward service's, with the same defaults but the requests in
+    flight."""
 
     port: int = 8080  # SandboxFusion's port
+    # Runs queue for a worker within their client's deadline, a 504 beyond it (which verl's scorer retries; it
+    # takes a 503 for a failed run): so more may be in flight than the reward service's 256. verl's scorer at its
+    # defaults sends 8 workers x 64 at once; this is the connection cap.
+    max_requests_in_flight: int = 1024
     workers: int = 0  # sandboxes running at once; 0 = one per CPU core
     parallel: int = 0  # tests of one run at once inside its sandbox; 0 = one per CPU core
     # bwrap (namespaces + cgroup bounds), bwrap-rlimits (cgroups where writable, else per-process rlimits: weaker)

@@ -19,6 +19,7 @@ drops the fence's language name and always calls `check_correctness` with its de
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from verl.utils.reward_score.sandbox_fusion import compute_score
@@ -30,6 +31,7 @@ from sandbox.languages import CANNOT_RUN
 # Read two integers, print their sum. The wrong programs are the same programs printing a - b instead.
 PROBLEM = {"inputs": ["1 2\n", "10 -3\n", "100 200\n"], "outputs": ["3", "7", "300"]}
 DIFFERENCES = ["-1", "13", "-100"]  # what the wrong programs print: no case passes
+PYTHON_RIGHT = "a, b = map(int, input().split())\nprint(a + b)\n"
 MEMORY_MB = 1024  # verl's default (reward.sandbox_fusion.memory_limit_mb)
 
 # Keyed by the id verl sends; OP is `+` in the right program, `-` in the wrong one.
@@ -152,3 +154,19 @@ def test_compute_score_runs_any_fence_as_python(fusion_url: str) -> None:
     assert score == 0.0
     assert [m["status"] for m in metadata] == ["runtime_error"] * 3
     assert "SyntaxError" in metadata[0]["stderr"]
+
+
+def test_a_burst_from_verls_scorer_at_its_defaults_scores_no_right_program_wrong(fusion_url: str) -> None:
+    """verl sends 8 reward workers x 64 requests at once by default and retries only a 504: 400 right programs at once
+    wait for a worker within their deadline, none refused with the 503 verl would take for a failed run."""
+
+    def one(i: int) -> tuple[object, object]:  # one case: one request each
+        results, metadata = check_correctness(
+            fusion_url, {"inputs": ["1 2\n"], "outputs": ["3"]}, f"{PYTHON_RIGHT}# {i}\n"
+        )
+        return results, metadata[0].get("api_request_error")
+
+    with ThreadPoolExecutor(400) as pool:
+        answers = list(pool.map(one, range(400)))
+    refused = [answer for answer in answers if answer[0] != [True]]
+    assert not refused, (len(refused), refused[:3])
