@@ -55,8 +55,11 @@ _INSTALL = (
     f"cp {apart.from_root(apart.APART / 'jest_environment.js')} {_ENVIRONMENT} && "
     f"cp {apart.from_root(apart.APART / 'jest_transform.js')} {_TRANSFORM}"
 )
-_PROGRAM_SIDE = (apart.APART / "jest_program.js").read_text() + SERVE_PROGRAM
-_TESTS_SIDE = TESTS_LIBRARY + (apart.APART / "run_jest.js").read_text()
+_GLOBALS, _PROGRAM, _RUN = (
+    (apart.APART / f"{name}.js").read_text() for name in ("jest_globals", "jest_program", "run_jest")
+)
+_PROGRAM_SIDE = _GLOBALS + _PROGRAM + SERVE_PROGRAM
+_TESTS_SIDE = TESTS_LIBRARY + _GLOBALS + _RUN
 
 # SandboxFusion's `jest`: the program is a test file (TypeScript or JavaScript) with its describe/test blocks.
 JEST = Language(

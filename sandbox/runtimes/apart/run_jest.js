@@ -1,13 +1,10 @@
-// The tests' process of a Jest suite run apart from the program (sandbox/languages/jest.py; after plain_data.js and
-// run_tests.js). Jest runs the reference's tests, read on stdin and handed to it from memory (jest_transform.js), in
-// its own realm, where the names the tests use that the program defines are stubs asking the program's process:
-// run_tests.js's, compiled in that realm, so that what they return and throw is that realm's own. Everything Jest
-// loads comes from read-only directories (its files, the runtime's modules); its cache goes to a fresh directory, is
-// never read, and holds nothing of the tests (jest_transform.js). Says on fd 5 that the tests ran, then which passed.
-const JEST_GLOBALS = [
-  'describe', 'fdescribe', 'xdescribe', 'test', 'it', 'fit', 'xit', 'xtest', 'expect', 'jest',
-  'beforeAll', 'beforeEach', 'afterAll', 'afterEach',
-];
+// The tests' process of a Jest suite run apart from the program (sandbox/languages/jest.py; after plain_data.js,
+// run_tests.js and jest_globals.js). Jest runs the reference's tests, read on stdin and handed to it from memory
+// (jest_transform.js), in its own realm, where the names the tests use that the program defines are stubs asking the
+// program's process: run_tests.js's, compiled in that realm, so that what they return and throw is that realm's own.
+// Everything Jest loads comes from read-only directories (its files, the runtime's modules); its cache goes to a
+// fresh directory, is never read, and holds nothing of the tests (jest_transform.js). Says on fd 5 that the tests
+// ran, then which passed.
 
 // A value read in another realm as this realm's own (Jest's toThrow(RangeError) and toBeInstanceOf(Array) compare
 // constructors). Compiled in the tests' realm by its source (prelude): it names nothing outside itself.
