@@ -70,6 +70,14 @@ GroupSizeQuery = Annotated[
         "samples are its group, completed across requests for group rewards (kimi_length).",
     ),
 ]
+GroupWaitQuery = Annotated[
+    float | None,
+    Query(
+        gt=0,
+        le=3600,
+        description="The most a sample waits for the rest of its group (seconds), at most REWARD_API_GROUP_WAIT_S.",
+    ),
+]
 
 
 def create_app(config: Config | None = None) -> FastAPI:
@@ -146,7 +154,7 @@ def create_app(config: Config | None = None) -> FastAPI:
         (unknown task, missing field) is a result with status `invalid`, never a failed batch."""
         profile = profile_or_422(body.profile, ["body", "profile"])
         check_batch(len(body.items), ["body", "items"])
-        return RewardResponse(results=await engine.grade(body.items, profile))
+        return RewardResponse(results=await engine.grade(body.items, profile, body.group_wait_s))
 
     @app.post(
         "/get_reward",
@@ -159,13 +167,15 @@ def create_app(config: Config | None = None) -> FastAPI:
         body: Annotated[OpenRLHFRequest, Body(openapi_examples=OPENRLHF_EXAMPLES)],
         profile: ProfileQuery = None,
         group_size: GroupSizeQuery = None,
+        group_wait_s: GroupWaitQuery = None,
     ) -> OpenRLHFResponse:
         """OpenRLHF remote reward (`--reward.remote_url http://host:port/get_reward`; `--remote_rm_url`
         before 0.10.2). `scores` are the accuracy in [0, 1] for its dynamic filtering; see
         `reward_api.compat.openrlhf_answer`."""
         resolved = profile_or_422(profile, ["query", "profile"])
         check_batch(len(body.query), ["body", "query"])
-        results = await engine.grade(openrlhf_items(body.query, body.prompts, body.labels, group_size), resolved)
+        items = openrlhf_items(body.query, body.prompts, body.labels, group_size)
+        results = await engine.grade(items, resolved, group_wait_s)
         _log_not_computed("/get_reward", results)
         return OpenRLHFResponse(**openrlhf_answer(results))
 
@@ -180,6 +190,7 @@ def create_app(config: Config | None = None) -> FastAPI:
         body: Annotated[SlimeRequest, Body(openapi_examples=SLIME_EXAMPLES)],
         profile: ProfileQuery = None,
         group_size: GroupSizeQuery = None,
+        group_wait_s: GroupWaitQuery = None,
         reward_key: Annotated[
             str | None, Query(description="Answer an object with the reward under this key (slime's --reward-key).")
         ] = None,
@@ -192,7 +203,7 @@ def create_app(config: Config | None = None) -> FastAPI:
             raise ApiError.at(422, ["query", "reward_key"], message, "reserved_key")
         resolved = profile_or_422(profile, ["query", "profile"])
         item = grouped(slime_item(body.prompt, body.response, body.label), text_of(body.prompt), group_size)
-        [result] = await engine.grade([item], resolved)
+        [result] = await engine.grade([item], resolved, group_wait_s)
         _log_not_computed("/slime", [result])
         if reward_key is None:
             return result.reward

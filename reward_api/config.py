@@ -54,9 +54,10 @@ class Config(HttpSettings):
     require_code: bool = False
     code_deadline_s: float = 300.0  # most a code item may take: its own run budget plus a margin, up to this
     # An item with `group_size` waits for the rest of its group (reward_api/groups.py) at most this long after the
-    # group's first sample arrived (a prompt's samples finish minutes apart in agent loops), within the clients'
-    # 300 s request timeout
-    group_wait_s: float = 240.0
+    # group's first sample arrived, then the group is answered over the samples that came (`partial`). Under the
+    # HTTP timeouts of the trainers' own clients (slime 120 s, OpenRLHF 180 s); a request may ask for less
+    # (`group_wait_s`), which our client does from its own timeout
+    group_wait_s: float = 90.0
     auth_token: str = ""  # when set, requests need `Authorization: Bearer <token>`
     # Servers a profile's math.verifier may name, comma-separated: a base URL (http://verifier:8000), or an
     # origin without a port for every port of that host (http://127.0.0.1); empty = no verifier model.

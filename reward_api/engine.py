@@ -52,6 +52,7 @@ from reward_api.schemas import RewardItem, RewardResult
 from sandbox.compile_cache import CompileCache
 from sandbox.isolation import Isolation, IsolationUnavailable, Level, prepare
 from sandbox.languages import enabled_languages
+from service_kit.http_guard import set_aside
 
 log = logging.getLogger("reward_api.engine")
 
@@ -206,7 +207,11 @@ class RewardEngine:
     def ready(self) -> bool:
         return self.pool.ready
 
-    async def grade(self, raw_items: Sequence[Any], profile: Profile) -> list[RewardResult]:
+    async def grade(
+        self, raw_items: Sequence[Any], profile: Profile, group_wait_s: float | None = None
+    ) -> list[RewardResult]:
+        """Grade a batch, results in its order. `group_wait_s`: the most an item with `group_size` waits for the
+        rest of its group (reward_api/groups.py), at most the configured `group_wait_s`."""
         arrived = time.monotonic()
         settings = _BatchSettings(profile.text_components(), _profile_key(profile))
         graded: list[_Graded] = []
@@ -226,7 +231,7 @@ class RewardEngine:
             graded[job.position] = answered
         lengths = _length_components(graded, profile)
         if "kimi_length" in profile.weights:
-            await self._group_components(graded, profile, lengths)
+            await self._group_components(graded, profile, lengths, group_wait_s)
         names = _reported_components(profile)
         results = [self._result(g, lengths[i], profile, names) for i, g in enumerate(graded)]
         for (task, status), count in Counter(map(_item_labels, graded)).items():  # once per label, not per item
@@ -415,11 +420,13 @@ class RewardEngine:
         if self._in_flight.get(key) is ended:  # not a newer call for the same item
             del self._in_flight[key]
 
-    async def _group_components(self, graded: Sequence[_Graded], profile: Profile, out: list[dict[str, float]]) -> None:
+    async def _group_components(
+        self, graded: Sequence[_Graded], profile: Profile, out: list[dict[str, float]], group_wait_s: float | None
+    ) -> None:
         """kimi_length over each item's group: the request's items sharing its `group`, or, with `group_size`, the
-        whole group however many requests it came in (reward_api/groups.py); an incomplete one is `timeout`."""
+        whole group however many requests it came in (reward_api/groups.py), or what of it came within the wait."""
         for members in _request_groups(graded).values():
-            values = _kimi_values([Member(graded[i].tokens, _correct(graded[i], profile)) for i in members])
+            values = _kimi_values([Member("", graded[i].tokens, _correct(graded[i], profile)) for i in members])
             for i, value in zip(members, values, strict=True):
                 out[i]["kimi_length"] = min(value, _bonus_ceiling(graded[i]))
                 if graded[i].item is not None and graded[i].item.group is not None:
@@ -427,28 +434,27 @@ class RewardEngine:
                     self.metrics.group_items.labels("request").inc()
         sized = [i for i, g in enumerate(graded) if g.item is not None and g.item.group_size is not None]
         profile_key = profile.model_dump_json()
-        outcomes = await asyncio.gather(*(
-            self.groups.join(
-                (profile_key, _KEY_JSON(graded[i].item.group)),
-                graded[i].item.group_size,
-                Member(graded[i].tokens, _correct(graded[i], profile)),
-            )
-            for i in sized
-        ))  # fmt: skip
-        for i, outcome in zip(sized, outcomes, strict=True):
-            graded[i].group = {"members": outcome.arrived, "expected": outcome.expected, "formed": "group_size"}
-            if outcome.value is None:
-                self.metrics.group_items.labels("incomplete").inc()
-                graded[i].status = "timeout"
-                graded[i].reason = (
-                    f"group {graded[i].item.group!r} incomplete: {outcome.arrived} of its {outcome.expected} samples "
-                    f"arrived within group_wait_s={self.config.group_wait_s:g}s; kimi_length needs them all (send "
-                    "every sample with the same group and group_size, to the same replica)"
+        with set_aside():  # waiting for other requests' samples is not work: it must not keep them out
+            outcomes = await asyncio.gather(*(
+                self.groups.join(
+                    (profile_key, _KEY_JSON(graded[i].item.group)),
+                    graded[i].item.group_size,
+                    _member(graded[i], profile),
+                    group_wait_s,
                 )
-                log.warning("%s", graded[i].reason)
-            else:
-                self.metrics.group_items.labels("complete").inc()
-                out[i]["kimi_length"] = min(outcome.value, _bonus_ceiling(graded[i]))
+                for i in sized
+            ))  # fmt: skip
+        for i, outcome in zip(sized, outcomes, strict=True):
+            graded[i].group = {"members": outcome.members, "expected": outcome.expected, "formed": outcome.formed}
+            out[i]["kimi_length"] = min(outcome.value, _bonus_ceiling(graded[i]))
+            self.metrics.group_items.labels("complete" if outcome.formed == "group_size" else outcome.formed).inc()
+            if outcome.formed != "group_size":
+                log.warning(
+                    "group %r answered %s: kimi_length over %d of its %d samples (waited at most %gs; send every "
+                    "sample with the same group and group_size, to the same replica)",
+                    graded[i].item.group, outcome.formed, outcome.members, outcome.expected,
+                    self.config.group_wait_s if group_wait_s is None else min(group_wait_s, self.config.group_wait_s),
+                )  # fmt: skip
 
     def _result(self, graded: _Graded, lengths: dict[str, float], profile: Profile, names: list[str]) -> RewardResult:
         item_id = graded.item.id if graded.item else graded.item_id
@@ -597,6 +603,12 @@ def _bonus_ceiling(graded: _Graded) -> float:
 
 def _correct(graded: _Graded, profile: Profile) -> bool:
     return graded.status == "ok" and graded.scores["accuracy"].value >= profile.correct_threshold
+
+
+def _member(graded: _Graded, profile: Profile) -> Member:
+    """A group member; the same completion sent twice (padding, a retry) is the same sample."""
+    assert graded.item is not None
+    return Member(digest(graded.item.completion, str(graded.tokens)).hex(), graded.tokens, _correct(graded, profile))
 
 
 def _kimi_values(members: Sequence[Member]) -> list[float]:

@@ -5,111 +5,173 @@ verl's agent loop sends each finished sample to one of its reward workers at ran
 sample per request, and a prompt's samples finish at different times: a request rarely holds a whole group. An item
 that says how many samples its group holds (`group_size`) joins the group here, in the replica's front process
 (the client routes a group to one replica), and its group component waits until the last sample has been graded:
-no fixed wait beyond that. A group still short of its size `wait_s` after its first sample arrived is answered
-incomplete (status `timeout`, the reason says how many of how many arrived), never a group component computed over
-a fragment; a sample arriving after that is answered at once in the same way.
+no fixed wait beyond that. What a trainer sends is rarely that tidy, and no sample ever waits longer than its
+caller can bear:
+
+- **Bounded waits.** A group lives at most `wait_s` from its first sample; a sample waits at most what its own
+  request allows (`group_wait_s`, below the caller's HTTP timeout). Either bound answers the waiting samples over
+  the members that came (`partial`, k of n): a value, never a hang, and the group keeps its members.
+- **Disconnects and retries.** A request that goes away leaves its sample in the group (it was graded); the same
+  sample sent again takes its place instead of counting twice, and nothing restarts the group's clock.
+- **Duplicates.** Padding (verl's `pad_dataproto_to_divisor`) sends a sample twice. Copies count toward the size,
+  but a group whose count is reached with copies waits `COPIES_GRACE_S` more for a missing distinct sample, so
+  padding does not close a group before its last real member; identical samples (a short answer sampled twice)
+  cost that grace and no more.
+- **Late samples.** A sample of a group answered within the last `wait_s` is answered at once: a copy of a member
+  with that member's value, another sample over the members plus itself (`late`), up to the group's size; beyond
+  that it starts a new group (the same prompt in a later step).
+
+The key holds the group's expected size: validation (n = 1) and training (n = 8) of one prompt are separate groups.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-# Keys of groups answered incomplete are remembered this long: their late samples do not wait again.
-_EXPIRED_MEMORY_S = 600.0
+# A group whose size is reached only with copies of one sample waits this much longer for a distinct one (seconds).
+COPIES_GRACE_S = 2.0
+
+Formed = Literal["group_size", "partial", "late"]
 
 
 @dataclass(frozen=True)
 class Member:
+    sample: str  # what the sample is (its text, digested): the same sample sent twice is one member
     length: int
     correct: bool
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """A member's group component, or None when its group did not complete (`arrived` of `expected`)."""
+    """A member's group component, computed over `members` of the group's `expected` samples (copies included)."""
 
-    value: float | None
-    arrived: int
+    value: float
+    members: int
     expected: int
+    formed: Formed  # group_size: the whole group; partial: a bound came first; late: after the group was answered
 
 
 @dataclass
 class _Group:
     expected: int
-    members: list[Member] = field(default_factory=list)
-    waiting: list[asyncio.Future[Outcome]] = field(default_factory=list)
-    timer: asyncio.TimerHandle | None = None
+    members: dict[str, Member] = field(default_factory=dict)  # by sample, in arrival order
+    copies: Counter[str] = field(default_factory=Counter)  # how many times each sample was sent (not retried)
+    gone: Counter[str] = field(default_factory=Counter)  # senders that went away: a retry takes their place
+    waiting: dict[asyncio.Future[Outcome], str] = field(default_factory=dict)  # -> the sample it waits for
+    timers: list[asyncio.TimerHandle] = field(default_factory=list)
+    answered_at: float | None = None  # set when answered: late samples then come at once
+    late: int = 0
+
+    @property
+    def count(self) -> int:
+        return sum(self.copies.values())
+
+    def ensemble(self) -> list[Member]:
+        return [self.members[sample] for sample in self.members for _ in range(self.copies[sample])]
 
 
 class GroupAssembler:
     """Groups in progress in this process, keyed by the item's group and whatever else must match (the profile)."""
 
-    def __init__(self, wait_s: float, component: Callable[[Sequence[Member]], list[float]]) -> None:
+    def __init__(
+        self,
+        wait_s: float,
+        component: Callable[[Sequence[Member]], list[float]],
+        copies_grace_s: float = COPIES_GRACE_S,
+    ) -> None:
         self.wait_s = wait_s
-        self.component = component  # a whole group's members -> each one's value
-        self._groups: dict[Any, _Group] = {}
-        self._expired: dict[Any, float] = {}  # key -> when it was answered incomplete
+        self.copies_grace_s = copies_grace_s
+        self.component = component  # a group's members -> each one's value
+        self._groups: dict[Any, _Group] = {}  # in progress, then answered (kept `wait_s` for late samples)
+        self._answered: dict[Any, _Group] = {}  # the answered ones, oldest first
 
     @property
     def in_progress(self) -> int:
-        return len(self._groups)
+        return len(self._groups) - len(self._answered)
 
-    async def join(self, key: Any, expected: int, member: Member) -> Outcome:
-        """`member`'s outcome once its group has `expected` members, or incomplete after `wait_s`."""
-        self._forget_expired()
-        if key in self._expired:
-            return Outcome(None, 1, expected)
+    async def join(self, key: Any, expected: int, member: Member, wait_s: float | None = None) -> Outcome:
+        """`member`'s outcome once its group has `expected` samples, or partial after `wait_s` (the request's
+        bound, at most the assembler's)."""
+        self._forget_answered()
+        key = (key, expected)
         group = self._groups.get(key)
+        if group is not None and group.answered_at is not None:
+            if member.sample in group.members or group.late < group.expected - len(group.members):
+                return self._late(group, member)
+            del self._answered[key]  # as many late samples as the group lacked came already: this is a new group
+            group = None
         if group is None:
             group = self._groups[key] = _Group(expected)
-            group.timer = asyncio.get_running_loop().call_later(self.wait_s, self._expire, key)
+            group.timers.append(asyncio.get_running_loop().call_later(self.wait_s, self._answer, key, "partial"))
+        self._add(group, member)
         future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        group.members.append(member)
-        group.waiting.append(future)
-        if len(group.members) >= group.expected:
-            self._complete(key)
+        group.waiting[future] = member.sample
+        self._check(key, group)
+        bound = self.wait_s if wait_s is None else min(wait_s, self.wait_s)
         try:
-            return await future
-        except asyncio.CancelledError:  # its request went away: a retry sends the sample again
-            self._leave(key, group, future)
+            return await asyncio.wait_for(asyncio.shield(future), bound)
+        except TimeoutError:  # this request's bound came first: the group goes on for its other samples
+            group.waiting.pop(future, None)
+            return self._outcome(group, member.sample, "partial")
+        except asyncio.CancelledError:  # the request went away; its sample stays, a retry takes its place
+            if group.waiting.pop(future, None) is not None:
+                group.gone[member.sample] += 1
             raise
 
-    def _complete(self, key: Any) -> None:
-        group = self._groups.pop(key)
-        if group.timer is not None:
-            group.timer.cancel()
-        values = self.component(group.members)
-        for future, value in zip(group.waiting, values, strict=True):
-            if not future.done():
-                future.set_result(Outcome(value, len(group.members), group.expected))
-
-    def _expire(self, key: Any) -> None:
-        group = self._groups.pop(key, None)
-        if group is None:
+    def _add(self, group: _Group, member: Member) -> None:
+        if group.gone[member.sample]:  # a retry of a sample whose request went away
+            group.gone[member.sample] -= 1
             return
-        self._expired[key] = time.monotonic()
-        for future in group.waiting:
-            if not future.done():
-                future.set_result(Outcome(None, len(group.members), group.expected))
+        group.members.setdefault(member.sample, member)
+        group.copies[member.sample] += 1
 
-    def _leave(self, key: Any, group: _Group, future: asyncio.Future[Outcome]) -> None:
-        if self._groups.get(key) is not group or future not in group.waiting:
+    def _check(self, key: Any, group: _Group) -> None:
+        if len(group.members) >= group.expected:
+            self._answer(key, "group_size")
+        elif group.count >= group.expected and len(group.timers) == 1:  # reached with copies: a grace for the rest
+            group.timers.append(
+                asyncio.get_running_loop().call_later(self.copies_grace_s, self._answer, key, "group_size")
+            )
+
+    def _answer(self, key: Any, formed: Formed) -> None:
+        group = self._groups.get(key)
+        if group is None or group.answered_at is not None:
             return
-        index = group.waiting.index(future)
-        del group.waiting[index], group.members[index]
-        if not group.members:
-            if group.timer is not None:
-                group.timer.cancel()
-            del self._groups[key]
+        for timer in group.timers:
+            timer.cancel()
+        group.answered_at = time.monotonic()
+        self._answered[key] = group
+        values = self._values(group)
+        for future, sample in group.waiting.items():
+            if not future.done():
+                future.set_result(Outcome(values[sample], group.count, group.expected, formed))
+        group.waiting.clear()
 
-    def _forget_expired(self) -> None:
-        horizon = time.monotonic() - _EXPIRED_MEMORY_S
-        while self._expired:
-            key, when = next(iter(self._expired.items()))
-            if when > horizon:
+    def _late(self, group: _Group, member: Member) -> Outcome:
+        if member.sample in group.members:  # a copy (padding) or a retry after the answer: its twin's value
+            return self._outcome(group, member.sample, "group_size" if group.count >= group.expected else "partial")
+        group.late += 1
+        self._add(group, member)
+        return self._outcome(group, member.sample, "late")
+
+    def _outcome(self, group: _Group, sample: str, formed: Formed) -> Outcome:
+        return Outcome(self._values(group)[sample], group.count, group.expected, formed)
+
+    def _values(self, group: _Group) -> dict[str, float]:
+        ensemble = group.ensemble()
+        return {member.sample: value for member, value in zip(ensemble, self.component(ensemble), strict=True)}
+
+    def _forget_answered(self) -> None:
+        horizon = time.monotonic() - self.wait_s
+        while self._answered:
+            key, group = next(iter(self._answered.items()))
+            if group.answered_at is not None and group.answered_at > horizon:
                 break
-            del self._expired[key]
+            del self._answered[key]
+            if self._groups.get(key) is group:
+                del self._groups[key]

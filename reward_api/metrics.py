@@ -21,7 +21,8 @@ class Metrics:
         self.group_items = Counter(
             "reward_group_items",
             "Items of groups a group component (kimi_length) was computed over, by how the group was formed: complete "
-            "(all group_size samples), incomplete (answered `timeout`), request (group_size not given: the request's)",
+            "(all group_size samples), partial (a wait bound came first: over the samples that came), late (after "
+            "its group was answered), request (group_size not given: the request's)",
             ["outcome"],
             registry=r,
         )

@@ -56,8 +56,8 @@ class RewardItem(BaseModel):
         ge=1,
         le=65536,
         description="How many samples the group holds in all, across requests: group components (kimi_length) wait "
-        "for all of them (up to the service's group_wait_s, else status `timeout`). Without it, the group is the "
-        "request's items sharing `group`.",
+        "for all of them, at most the request's `group_wait_s`, then are computed over the samples that came "
+        "(`details.group.formed`: `partial`). Without it, the group is the request's items sharing `group`.",
     )
     num_tokens: Count | None = Field(None, ge=0, description="Completion length in tokens (length rewards).")
     target_language: str | None = Field(None, description="ISO 639-1 code for language consistency.")
@@ -115,6 +115,18 @@ ProfileSpec = Annotated[
 ]
 
 
+GroupWait = Annotated[
+    float | None,
+    Field(
+        gt=0,
+        le=3600,
+        description="The most this request's items with `group_size` wait for the rest of their groups (seconds; "
+        "keep it under the client's timeout), at most the service's REWARD_API_GROUP_WAIT_S; then their group "
+        "components are computed over the samples that came.",
+    ),
+]
+
+
 class RewardRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -122,6 +134,7 @@ class RewardRequest(BaseModel):
     profile: ProfileSpec = Field(
         None, description="A preset name (`r1`, `dapo`, `kimi`, `accuracy`, ...) or a preset with overrides."
     )
+    group_wait_s: GroupWait = None
 
 
 class RewardResult(BaseModel):

@@ -4,7 +4,8 @@
 - body size: a declared or streamed body over the limit is a 413 before more of it is read;
 - body read time: a body that has not fully arrived within its timeout is a 408 (slow-body clients);
 - load shedding: work requests (anything but GET/HEAD) in flight and their body bytes in flight are capped;
-  beyond either a 503 with `Retry-After`, so a burst of large bodies cannot exhaust memory;
+  beyond either a 503 with `Retry-After`, so a burst of large bodies cannot exhaust memory; a handler waiting
+  on other requests (a group's other samples) steps out of the request count (`set_aside`);
 - a client that goes away (`http.disconnect`) before its answer cancels the app's handler, so a gone
   client's batch stops being worked on (logged and counted with code 499, as nginx does);
 - one metric sample and one log line per request, 500s included: an exception escaping the app is logged
@@ -20,11 +21,14 @@ Settings: `service_kit.settings.HttpSettings`, the part both services' configs s
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import functools
 import logging
 import math
 import resource
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +54,22 @@ _RETRY_AFTER_BOUNDS_S = (1, 30)
 _SLOW_HEADER_LOG_EVERY_S = 1.0
 
 
+@contextlib.contextmanager
+def set_aside() -> Iterator[None]:
+    """While inside, the current request does not count against `max_requests_in_flight`: it is waiting on other
+    requests (the rest of a group), and counting it would keep those out: a deadlock, not a slowdown. Its body
+    bytes still count. Outside a RequestGuard (the engine in-process) it does nothing."""
+    load = _REQUEST_LOAD.get()
+    if load is None:
+        yield
+        return
+    load.requests -= 1
+    try:
+        yield
+    finally:
+        load.requests += 1
+
+
 @dataclass(frozen=True)
 class HttpLimits:
     max_body_bytes: int
@@ -70,6 +90,9 @@ class HttpLimits:
             max_requests_in_flight=settings.max_requests_in_flight,
             max_body_bytes_in_flight=int(settings.max_body_mb_in_flight * MB),
         )
+
+
+_REQUEST_LOAD: contextvars.ContextVar[_Load | None] = contextvars.ContextVar("request_load", default=None)
 
 
 class _Refused(Exception):
@@ -197,7 +220,11 @@ class RequestGuard:
             if declared is not None:
                 claim.take(declared)  # before reading a byte of it
             body = await self._read_body(receive, None if declared is not None else claim)
-            await self._call_app(scope, body, receive, exchange)
+            counted = _REQUEST_LOAD.set(self.load)  # the app's task copies it: `set_aside` finds this load
+            try:
+                await self._call_app(scope, body, receive, exchange)
+            finally:
+                _REQUEST_LOAD.reset(counted)
         finally:
             self.load.done(claim.held, time.perf_counter() - started)
 

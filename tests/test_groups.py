@@ -1,13 +1,17 @@
 """Group components over the whole group however the trainer splits it (reward_api/groups.py): the assembler alone,
-then the real service with `kimi` over samples sent one request each, incomplete groups answered `timeout`, and
-groups without `group_size` formed from the request, saying so."""
+then the real service with `kimi` over samples sent one request each, groups short of their size answered over the
+samples that came within the wait (the service's or the request's), and groups without `group_size` formed from the
+request, saying so."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -17,9 +21,20 @@ from reward_api.groups import GroupAssembler, Member, Outcome
 from reward_api.local import LocalServer
 from tests.scrape import metric
 
+T = TypeVar("T")
+
 
 def kimi(members: list[Member]) -> list[float]:
     return kimi_length_rewards([m.length for m in members], [m.correct for m in members])
+
+
+def sample(length: int, correct: bool = True) -> Member:
+    """A distinct sample of `length` tokens (its text named after its length)."""
+    return Member(f"text-{length}-{correct}", length, correct)
+
+
+def run(scenario: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(asyncio.wait_for(scenario, 10))
 
 
 # --- the assembler alone ------------------------------------------------------------------------------------------
@@ -28,44 +43,127 @@ def kimi(members: list[Member]) -> list[float]:
 def test_a_group_completes_when_its_last_member_joins() -> None:
     async def scenario() -> tuple[list[Outcome], int]:
         assembler = GroupAssembler(wait_s=30, component=kimi)
-        first = [asyncio.ensure_future(assembler.join("g", 3, Member(n, True))) for n in (100, 300)]
-        other = asyncio.ensure_future(assembler.join("other", 2, Member(5, True)))
+        first = [asyncio.ensure_future(assembler.join("g", 3, sample(n))) for n in (100, 300)]
+        other = asyncio.ensure_future(assembler.join("other", 2, sample(5)))
         await asyncio.sleep(0.05)
         assert not any(task.done() for task in first) and assembler.in_progress == 2
-        last = await assembler.join("g", 3, Member(200, False))
+        last = await assembler.join("g", 3, sample(200, False))
         in_progress = assembler.in_progress
         other.cancel()  # that group never completes
         return [*(await asyncio.gather(*first)), last], in_progress
 
-    outcomes, in_progress = asyncio.run(asyncio.wait_for(scenario(), 5))
-    assert [o.value for o in outcomes] == kimi([Member(100, True), Member(300, True), Member(200, False)])
-    assert {(o.arrived, o.expected) for o in outcomes} == {(3, 3)} and in_progress == 1
+    outcomes, in_progress = run(scenario())
+    assert [o.value for o in outcomes] == kimi([sample(100), sample(300), sample(200, False)])
+    assert {(o.members, o.expected, o.formed) for o in outcomes} == {(3, 3, "group_size")} and in_progress == 1
 
 
-def test_an_incomplete_group_is_answered_without_a_value_and_late_members_at_once() -> None:
+def test_a_group_short_of_its_size_is_answered_over_the_members_that_came_and_late_ones_at_once() -> None:
     async def scenario() -> tuple[list[Outcome], Outcome, float]:
         assembler = GroupAssembler(wait_s=0.2, component=kimi)
-        early = await asyncio.gather(*(assembler.join("g", 4, Member(n, True)) for n in (10, 20)))
+        early = await asyncio.gather(*(assembler.join("g", 4, sample(n)) for n in (10, 20)))
         started = time.monotonic()
-        late = await assembler.join("g", 4, Member(30, True))
+        late = await assembler.join("g", 4, sample(30))
         return early, late, time.monotonic() - started
 
-    early, late, late_wait = asyncio.run(scenario())
-    assert [(o.value, o.arrived, o.expected) for o in early] == [(None, 2, 4)] * 2
-    assert late.value is None and late_wait < 0.1
+    early, late, late_wait = run(scenario())
+    assert [(o.value, o.members, o.expected, o.formed) for o in early] == [
+        (0.5, 2, 4, "partial"),
+        (-0.5, 2, 4, "partial"),
+    ]
+    assert (late.value, late.members, late.formed) == (-0.5, 3, "late") and late_wait < 0.1  # over 10, 20 and itself
 
 
-def test_a_member_whose_request_went_away_leaves_its_group() -> None:
-    async def scenario() -> list[Outcome]:
+def test_a_request_waits_no_longer_than_its_own_bound_and_its_sample_stays_in_the_group() -> None:
+    async def scenario() -> tuple[Outcome, float, list[Outcome]]:
         assembler = GroupAssembler(wait_s=30, component=kimi)
-        gone = asyncio.ensure_future(assembler.join("g", 2, Member(999, True)))
-        await asyncio.sleep(0.01)
-        gone.cancel()
-        await asyncio.sleep(0.01)
-        return await asyncio.gather(*(assembler.join("g", 2, Member(n, True)) for n in (10, 20)))
+        started = time.monotonic()
+        impatient = await assembler.join("g", 3, sample(10), wait_s=0.1)
+        waited = time.monotonic() - started
+        rest = await asyncio.gather(*(assembler.join("g", 3, sample(n)) for n in (20, 30)))
+        return impatient, waited, rest
 
-    outcomes = asyncio.run(asyncio.wait_for(scenario(), 5))
-    assert [o.value for o in outcomes] == [0.5, -0.5]  # over the two that stayed, not the one that left
+    impatient, waited, rest = run(scenario())
+    assert (impatient.value, impatient.members, impatient.formed) == (0.0, 1, "partial") and waited < 1
+    assert [(o.value, o.members, o.formed) for o in rest] == [(0.0, 3, "group_size"), (-0.5, 3, "group_size")]
+
+
+def test_a_disconnect_keeps_the_sample_and_the_clock_and_its_retry_is_not_a_second_member() -> None:
+    async def scenario() -> tuple[list[Outcome], float]:
+        assembler = GroupAssembler(wait_s=0.5, component=kimi)
+        started = time.monotonic()
+        gone = asyncio.ensure_future(assembler.join("g", 3, sample(10)))
+        await asyncio.sleep(0.2)
+        gone.cancel()  # OpenRLHF's or slime's client timed out
+        await asyncio.sleep(0.1)
+        retried = await asyncio.gather(assembler.join("g", 3, sample(10)), assembler.join("g", 3, sample(30)))
+        return retried, time.monotonic() - started
+
+    retried, waited = run(scenario())
+    # Two distinct samples of three: answered when the group's first sample is 0.5 s old, not 0.5 s after the retry.
+    assert [(o.value, o.members, o.formed) for o in retried] == [(0.5, 2, "partial"), (-0.5, 2, "partial")]
+    assert waited < 0.75
+
+
+def test_a_padding_copy_does_not_close_the_group_before_its_last_real_member() -> None:
+    async def scenario() -> list[Outcome]:
+        assembler = GroupAssembler(wait_s=30, component=kimi, copies_grace_s=5)
+        joins = [asyncio.ensure_future(assembler.join("g", 3, sample(n))) for n in (10, 10, 20)]  # 10 twice: padding
+        await asyncio.sleep(0.05)
+        assert not any(join.done() for join in joins)
+        return await asyncio.gather(*joins, assembler.join("g", 3, sample(40)))
+
+    outcomes = run(scenario())
+    whole = kimi([sample(10), sample(20), sample(40)])
+    assert [o.value for o in outcomes] == [whole[0], whole[0], whole[1], whole[2]]
+    assert {o.formed for o in outcomes} == {"group_size"}
+
+
+def test_identical_samples_that_fill_the_group_wait_only_the_grace() -> None:
+    async def scenario() -> tuple[list[Outcome], float]:
+        assembler = GroupAssembler(wait_s=30, component=kimi, copies_grace_s=0.2)
+        started = time.monotonic()
+        outcomes = await asyncio.gather(*(assembler.join("g", 3, sample(n)) for n in (10, 10, 20)))
+        return outcomes, time.monotonic() - started
+
+    outcomes, waited = run(scenario())
+    assert [(o.value, o.members, o.formed) for o in outcomes] == [(0.5, 3, "group_size")] * 2 + [
+        (-0.5, 3, "group_size")
+    ]
+    assert waited < 5
+
+
+def test_after_its_answer_a_copy_gets_its_twins_value_and_a_new_round_a_new_group() -> None:
+    async def scenario() -> tuple[Outcome, list[Outcome], list[Outcome]]:
+        assembler = GroupAssembler(wait_s=30, component=kimi)
+        first = await asyncio.gather(*(assembler.join("g", 2, sample(n)) for n in (10, 20)))
+        copy = await assembler.join("g", 2, sample(20))  # padding that came last
+        again = await asyncio.gather(*(assembler.join("g", 2, sample(n)) for n in (5, 50)))  # the prompt, next step
+        return copy, first, again
+
+    copy, first, again = run(scenario())
+    assert (copy.value, copy.formed) == (first[1].value, "group_size")
+    assert [(o.value, o.members, o.formed) for o in again] == [(0.5, 2, "group_size"), (-0.5, 2, "group_size")]
+
+
+@pytest.mark.parametrize("expected", [1, 4])
+def test_groups_of_other_sizes_are_other_groups(expected: int) -> None:
+    """Validation (n = 1) and training (n = 8) of one prompt share its key, not its group."""
+
+    async def scenario() -> tuple[Outcome, float]:
+        assembler = GroupAssembler(wait_s=30, component=kimi)
+        training = [asyncio.ensure_future(assembler.join("g", 8, sample(n))) for n in range(8, 15)]
+        await asyncio.sleep(0.01)
+        started = time.monotonic()
+        validation = await asyncio.gather(*(assembler.join("g", expected, sample(n)) for n in range(expected)))
+        waited = time.monotonic() - started
+        assert not any(join.done() for join in training)
+        await assembler.join("g", 8, sample(100))
+        await asyncio.gather(*training)
+        return validation[0], waited
+
+    validation, waited = run(scenario())
+    assert (validation.members, validation.expected, validation.formed) == (expected, expected, "group_size")
+    assert waited < 1
 
 
 # --- the service ----------------------------------------------------------------------------------------------------
@@ -124,25 +222,61 @@ def test_the_first_sample_waits_only_for_the_last(service: LocalServer) -> None:
     assert waited < 1.5  # well under group_wait_s (2 s): answered when the group completed
 
 
-def test_an_incomplete_group_is_a_timeout_with_its_reason_not_a_zero(service: LocalServer) -> None:
-    before = metric(service, "reward_group_items_total", outcome="incomplete")
+def test_a_group_short_of_its_size_is_graded_over_the_samples_that_came_saying_so(service: LocalServer) -> None:
+    before = metric(service, "reward_group_items_total", outcome="partial")
     results = post(service, [item(i, "short-one", group_size=4) for i in range(3)])
-    for result in results:
-        assert result["status"] == "timeout", result
-        assert "3 of its 4 samples" in result["details"]["reason"]
-        assert result["details"]["group"] == {"members": 3, "expected": 4, "formed": "group_size"}
+    expected = kimi_length_rewards([t for _, t in GROUP[:3]], [True, True, False])
+    assert [r["status"] for r in results] == ["ok"] * 3
+    assert [r["components"]["kimi_length"] for r in results] == pytest.approx(expected)
+    assert {json.dumps(r["details"]["group"]) for r in results} == {
+        json.dumps({"members": 3, "expected": 4, "formed": "partial"})
+    }
     late = post(service, [item(3, "short-one", group_size=4)])[0]
-    assert late["status"] == "timeout"
-    assert metric(service, "reward_group_items_total", outcome="incomplete") == before + 4
+    assert late["details"]["group"] == {"members": 4, "expected": 4, "formed": "late"}
+    assert metric(service, "reward_group_items_total", outcome="partial") == before + 3
 
 
-def test_without_group_size_the_group_is_the_request_and_says_so(service: LocalServer) -> None:
-    results = post(service, [item(0, "alone")])
-    assert results[0]["status"] == "ok" and results[0]["components"]["kimi_length"] == 0.0
-    assert results[0]["details"]["group"] == {"members": 1, "expected": None, "formed": "request"}
-
-
-def test_other_presets_do_not_wait_for_groups(service: LocalServer) -> None:
+def test_a_request_bounds_its_own_wait_and_its_sample_still_counts(service: LocalServer) -> None:
+    """A caller whose HTTP timeout is under the service's wait says so (`group_wait_s`): an answer in time."""
     started = time.monotonic()
-    results = post(service, [item(0, "never-complete", group_size=8)], profile="r1")
-    assert results[0]["status"] == "ok" and time.monotonic() - started < 1.5
+    body = {"items": [item(0, "impatient", group_size=2)], "profile": "kimi", "group_wait_s": 0.3}
+    first = httpx.post(f"{service.url}/v1/rewards", json=body, timeout=60).json()["results"][0]
+    assert time.monotonic() - started < 1.5 and first["details"]["group"]["formed"] == "partial"
+    second = post(service, [item(1, "impatient", group_size=2)])[0]
+    assert second["details"]["group"] == {"members": 2, "expected": 2, "formed": "group_size"}
+    assert second["components"]["kimi_length"] == pytest.approx(kimi_length_rewards([100, 560], [True, True])[1])
+
+
+@pytest.mark.parametrize("endpoint", ["get_reward", "slime"])
+def test_the_trainer_endpoints_take_the_wait_as_a_query_parameter(service: LocalServer, endpoint: str) -> None:
+    body = (
+        {"query": ["Q: 2+2? A: \\boxed{4}"], "prompts": ["Q: 2+2?"], "labels": ["4"]}
+        if endpoint == "get_reward"
+        else {"prompt": "Q: 2+2?", "response": "\\boxed{4}", "label": "4"}
+    )
+    started = time.monotonic()
+    url = f"{service.url}/{endpoint}?profile=kimi&group_size=8&group_wait_s=0.3"
+    response = httpx.post(url, json=body, timeout=60)
+    assert response.status_code == 200, response.text
+    assert time.monotonic() - started < 1.5
+    bad = httpx.post(f"{service.url}/{endpoint}?group_wait_s=-1", json=body, timeout=60)
+    assert bad.status_code == 422 and "group_wait_s" in bad.text
+
+
+def test_requests_waiting_for_their_groups_do_not_fill_the_in_flight_cap(tmp_path: Path) -> None:
+    """One request per sample, more samples waiting than the cap: the last of each group still gets in."""
+    groups, size = 3, 3
+    env = {"REWARD_API_MAX_REQUESTS_IN_FLIGHT": "2", "REWARD_API_GROUP_WAIT_S": "60"}
+    with LocalServer(tmp_path, **env) as server, ThreadPoolExecutor(groups * size) as pool:
+        started, futures = time.monotonic(), []
+        for g in range(groups):
+            for i in range(size):
+                body = {"items": [item(i, f"g{g}", size)], "profile": "kimi"}
+                futures.append(pool.submit(httpx.post, f"{server.url}/v1/rewards", json=body, timeout=60))
+                time.sleep(0.3)  # one at a time: each is graded before the next, then waits for its group
+        answers = [future.result() for future in futures]
+    assert [a.status_code for a in answers] == [200] * (groups * size), [
+        a.text for a in answers if a.status_code != 200
+    ]
+    assert {a.json()["results"][0]["details"]["group"]["formed"] for a in answers} == {"group_size"}
+    assert time.monotonic() - started < 30  # no group waited out its 60 s

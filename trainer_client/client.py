@@ -60,6 +60,8 @@ class RewardResult:
 _RETRY_STATUS = {429, 500, 502, 503, 504}
 # Answers that shed load; their Retry-After is honoured (the wait is at least that long).
 _SHED_STATUS = {429, 503}
+# The share of the request timeout a grouped item may wait for the rest of its group; the rest is for grading.
+_GROUP_WAIT_SHARE = 0.8
 # The longest Retry-After honoured: a server asking for more is not worth stalling a training step on.
 MAX_RETRY_AFTER_S = 60.0
 
@@ -92,6 +94,8 @@ class RewardClient:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         limits = httpx.Limits(max_connections=max_concurrency, max_keepalive_connections=max_concurrency)
         self._http = httpx.AsyncClient(timeout=timeout_s, headers=headers, limits=limits)
+        # A grouped item waits for its group's other samples at most this long: an answer before the timeout.
+        self.group_wait_s = min(_GROUP_WAIT_SHARE * timeout_s, 3600.0)
         self._in_flight = dict.fromkeys(self.urls, 0)
         self._down_until = dict.fromkeys(self.urls, 0.0)
         self._turn = 0  # breaks ties between equally busy replicas in turn
@@ -133,6 +137,8 @@ class RewardClient:
         body: dict[str, Any] = {"items": items}
         if self.profile is not None:
             body["profile"] = self.profile
+        if any(item.get("group_size") is not None for item in items):
+            body["group_wait_s"] = self.group_wait_s
         async with self._gate:
             payload = await self._post_with_retries("/v1/rewards", body, home)
         results = payload.get("results")
