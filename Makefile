@@ -103,6 +103,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/sandbox_phases.py
 	$(BIN)/python bench/cache_soak.py
 	$(BIN)/python bench/adapter_throughput.py
+	$(BIN)/python bench/group_load.py
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/scale.py
 

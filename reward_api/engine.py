@@ -44,7 +44,7 @@ from reward_api.graders.length import (
 )
 from reward_api.graders.thought import thought_is_empty
 from reward_api.grading import TASKS, ItemJob, SandboxConfig, TextGrades, grade_text, looks_costly
-from reward_api.groups import GroupAssembler, Member
+from reward_api.groups import GroupAssembler, Member, Outcome
 from reward_api.metrics import Metrics
 from reward_api.pool import SOFT_FRACTION, CallOutcome, WorkerPool
 from reward_api.profiles import SECTIONS, Profile
@@ -444,17 +444,19 @@ class RewardEngine:
                 )
                 for i in sized
             ))  # fmt: skip
+        short: dict[str, Outcome] = {}  # group -> how it was answered, for one log line a group, not one an item
         for i, outcome in zip(sized, outcomes, strict=True):
             graded[i].group = {"members": outcome.members, "expected": outcome.expected, "formed": outcome.formed}
             out[i]["kimi_length"] = min(outcome.value, _bonus_ceiling(graded[i]))
             self.metrics.group_items.labels("complete" if outcome.formed == "group_size" else outcome.formed).inc()
             if outcome.formed != "group_size":
-                log.warning(
-                    "group %r answered %s: kimi_length over %d of its %d samples (waited at most %gs; send every "
-                    "sample with the same group and group_size, to the same replica)",
-                    graded[i].item.group, outcome.formed, outcome.members, outcome.expected,
-                    self.config.group_wait_s if group_wait_s is None else min(group_wait_s, self.config.group_wait_s),
-                )  # fmt: skip
+                short[_KEY_JSON(graded[i].item.group)] = outcome
+        for group, outcome in short.items():
+            log.warning(
+                "group %s answered %s: kimi_length over %d of its %d samples (waited at most %gs; send every sample "
+                "with the same group and group_size, to the same replica)",
+                group, outcome.formed, outcome.members, outcome.expected, self.groups.bound(group_wait_s),
+            )  # fmt: skip
 
     def _result(self, graded: _Graded, lengths: dict[str, float], profile: Profile, names: list[str]) -> RewardResult:
         item_id = graded.item.id if graded.item else graded.item_id

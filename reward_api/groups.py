@@ -63,7 +63,8 @@ class _Group:
     copies: Counter[str] = field(default_factory=Counter)  # how many times each sample was sent (not retried)
     gone: Counter[str] = field(default_factory=Counter)  # senders that went away: a retry takes their place
     waiting: dict[asyncio.Future[Outcome], str] = field(default_factory=dict)  # -> the sample it waits for
-    timers: list[asyncio.TimerHandle] = field(default_factory=list)
+    life: asyncio.TimerHandle | None = None  # answers the group `wait_s` after its first sample
+    grace: asyncio.TimerHandle | None = None  # set once the size is reached with copies (COPIES_GRACE_S)
     answered_at: float | None = None  # set when answered: late samples then come at once
     late: int = 0
 
@@ -107,14 +108,13 @@ class GroupAssembler:
             group = None
         if group is None:
             group = self._groups[key] = _Group(expected)
-            group.timers.append(asyncio.get_running_loop().call_later(self.wait_s, self._answer, key, "partial"))
+            group.life = asyncio.get_running_loop().call_later(self.wait_s, self._answer, key, "partial")
         self._add(group, member)
         future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
         group.waiting[future] = member.sample
         self._check(key, group)
-        bound = self.wait_s if wait_s is None else min(wait_s, self.wait_s)
         try:
-            return await asyncio.wait_for(asyncio.shield(future), bound)
+            return await asyncio.wait_for(asyncio.shield(future), self.bound(wait_s))
         except TimeoutError:  # this request's bound came first: the group goes on for its other samples
             group.waiting.pop(future, None)
             return self._outcome(group, member.sample, "partial")
@@ -122,6 +122,10 @@ class GroupAssembler:
             if group.waiting.pop(future, None) is not None:
                 group.gone[member.sample] += 1
             raise
+
+    def bound(self, wait_s: float | None) -> float:
+        """The longest a sample waits for its group when its request allows `wait_s` (None: no bound of its own)."""
+        return self.wait_s if wait_s is None else min(wait_s, self.wait_s)
 
     def _add(self, group: _Group, member: Member) -> None:
         if group.gone[member.sample]:  # a retry of a sample whose request went away
@@ -133,17 +137,16 @@ class GroupAssembler:
     def _check(self, key: Any, group: _Group) -> None:
         if len(group.members) >= group.expected:
             self._answer(key, "group_size")
-        elif group.count >= group.expected and len(group.timers) == 1:  # reached with copies: a grace for the rest
-            group.timers.append(
-                asyncio.get_running_loop().call_later(self.copies_grace_s, self._answer, key, "group_size")
-            )
+        elif group.count >= group.expected and group.grace is None:  # reached with copies: a grace for the rest
+            group.grace = asyncio.get_running_loop().call_later(self.copies_grace_s, self._answer, key, "group_size")
 
     def _answer(self, key: Any, formed: Formed) -> None:
         group = self._groups.get(key)
         if group is None or group.answered_at is not None:
             return
-        for timer in group.timers:
-            timer.cancel()
+        for timer in (group.life, group.grace):
+            if timer is not None:
+                timer.cancel()
         group.answered_at = time.monotonic()
         self._answered[key] = group
         values = self._values(group)

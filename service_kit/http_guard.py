@@ -4,8 +4,10 @@
 - body size: a declared or streamed body over the limit is a 413 before more of it is read;
 - body read time: a body that has not fully arrived within its timeout is a 408 (slow-body clients);
 - load shedding: work requests (anything but GET/HEAD) in flight and their body bytes in flight are capped;
-  beyond either a 503 with `Retry-After`, so a burst of large bodies cannot exhaust memory; a handler waiting
-  on other requests (a group's other samples) steps out of the request count (`set_aside`);
+  a request beyond the request cap waits up to `admission_wait_s` for a slot (before a byte of its body is
+  read), beyond that or beyond the bytes cap a 503 with `Retry-After`, so a burst of large bodies cannot
+  exhaust memory; a handler waiting on other requests (a group's other samples) steps out of the request
+  count (`set_aside`);
 - a client that goes away (`http.disconnect`) before its answer cancels the app's handler, so a gone
   client's batch stops being worked on (logged and counted with code 499, as nginx does);
 - one metric sample and one log line per request, 500s included: an exception escaping the app is logged
@@ -63,11 +65,11 @@ def set_aside() -> Iterator[None]:
     if load is None:
         yield
         return
-    load.requests -= 1
+    load.release()
     try:
         yield
     finally:
-        load.requests += 1
+        load.requests += 1  # back in the count at once: its answer is nearly done, it never queues again
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class HttpLimits:
     body_timeout_s: float
     max_requests_in_flight: int
     max_body_bytes_in_flight: int
+    admission_wait_s: float
 
     @classmethod
     def of(cls, settings: HttpSettings) -> HttpLimits:
@@ -89,6 +92,7 @@ class HttpLimits:
             body_timeout_s=settings.body_timeout_s,
             max_requests_in_flight=settings.max_requests_in_flight,
             max_body_bytes_in_flight=int(settings.max_body_mb_in_flight * MB),
+            admission_wait_s=settings.admission_wait_s,
         )
 
 
@@ -132,11 +136,49 @@ class _Load:
         self.requests = 0
         self.body_bytes = 0
         self.typical_s = 1.0  # moving average of how long a work request takes: the Retry-After we give
+        self._waiting: list[asyncio.Future[None]] = []  # requests waiting for a slot, in arrival order
 
-    def admit(self) -> None:
-        if self.requests >= self.limits.max_requests_in_flight:
-            self._shed(f"{self.requests} requests in flight, the most this server takes at once")
-        self.requests += 1
+    async def admit(self) -> None:
+        """A slot for one more request, waiting up to `admission_wait_s` for one, first come first served."""
+        if self.requests >= self.limits.max_requests_in_flight or self._waiting:
+            await self._wait_for_slot()
+        else:
+            self.requests += 1
+
+    async def _wait_for_slot(self) -> None:
+        """Takes a slot once this request is first in line and one is free; 503 at the deadline."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.limits.admission_wait_s
+        turn = loop.create_future()
+        self._waiting.append(turn)
+        try:
+            while self.requests >= self.limits.max_requests_in_flight or self._waiting[0] is not turn:
+                if loop.time() >= deadline:
+                    self._shed(f"{self.requests} requests in flight, the most this server takes at once")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(turn), deadline - loop.time())
+                turn = self._renew(turn)
+            self.requests += 1
+        finally:
+            self._waiting.remove(turn)
+            self._wake_first()
+
+    def _renew(self, turn: asyncio.Future[None]) -> asyncio.Future[None]:
+        """A fresh future in `turn`'s place in the queue, to wait on again."""
+        if not turn.done():
+            return turn
+        fresh = asyncio.get_running_loop().create_future()
+        self._waiting[self._waiting.index(turn)] = fresh
+        return fresh
+
+    def release(self) -> None:
+        """One request less in the count: the first one waiting for a slot takes it."""
+        self.requests -= 1
+        self._wake_first()
+
+    def _wake_first(self) -> None:
+        if self._waiting and self.requests < self.limits.max_requests_in_flight and not self._waiting[0].done():
+            self._waiting[0].set_result(None)
 
     def reserve(self, size: int) -> None:
         if self.body_bytes + size > self.limits.max_body_bytes_in_flight:
@@ -147,7 +189,7 @@ class _Load:
         self.body_bytes += size
 
     def done(self, body_bytes: int, seconds: float) -> None:
-        self.requests -= 1
+        self.release()
         self.body_bytes -= body_bytes
         self.typical_s += 0.1 * (seconds - self.typical_s)
 
@@ -214,7 +256,7 @@ class RequestGuard:
         if scope["method"] in ("GET", "HEAD"):  # probes and metrics: never shed, so a shedding server looks alive
             await self._call_app(scope, await self._read_body(receive, None), receive, exchange)
             return
-        self.load.admit()
+        await self.load.admit()
         claim, started = _Claim(self.load), time.perf_counter()
         try:
             if declared is not None:

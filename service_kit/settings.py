@@ -24,6 +24,9 @@ class HttpSettings:
     body_timeout_s: float = 60.0
     # Work requests (POST) read or graded at once; beyond -> 503 + Retry-After. 64 trainer ranks x 4 batches each.
     max_requests_in_flight: int = 256
+    # A request beyond that cap waits this long for a slot before its 503: a burst of per-sample requests
+    # (slime's --rm-url does not retry) queues for the moments each takes instead of being refused.
+    admission_wait_s: float = 10.0
     # Their bodies together, counted by Content-Length before a byte is read; beyond -> 503 + Retry-After.
     # Two of the largest bodies; a parsed body costs ~4x its size in memory, so this bounds ~0.5 GB.
     max_body_mb_in_flight: float = 128.0

@@ -65,6 +65,7 @@ def shedding(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
             tmp_path_factory.mktemp("shedding"),
             REWARD_API_WORKERS="1",
             REWARD_API_MAX_REQUESTS_IN_FLIGHT="1",
+            REWARD_API_ADMISSION_WAIT_S="0",  # shed at once: tests/test_admission.py waits
             REWARD_API_MAX_CONNECTIONS="20",
         ).start()
     finally:

@@ -433,7 +433,7 @@ def check_verl_reward_manager(block: Block, request: pytest.FixtureRequest) -> N
     server: LocalServer = request.getfixturevalue("server")
     config = verl_config(block.text.replace(VERL_SERVICE_ADDRESS, server.url))
     assert resolve_reward_manager_cls(config) is ServiceRewardManager
-    settings, _ = reward_options(config.reward.reward_kwargs)
+    settings = reward_options(config.reward.reward_kwargs).settings
     assert settings.urls == (server.url,) and settings.profile == "kimi" and settings.group_size == 8
 
 

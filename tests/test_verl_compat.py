@@ -18,6 +18,7 @@ import logging
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,14 +37,17 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 from transformers import PreTrainedTokenizerFast
 from verl import DataProto
 from verl.experimental.reward_loop import RewardLoopManager, RewardLoopWorker
+from verl.protocol import pad_dataproto_to_divisor
 from verl.trainer.ppo.reward import extract_reward, get_custom_reward_fn
 from verl.workers.reward_manager import BatchRewardManager
 from verl.workers.reward_manager import NaiveRewardManager as LegacyNaiveRewardManager
 
 from reward_api.local import LocalServer
+from tests.scrape import metric
 from trainer_client.adapters import verl as verl_adapter
 from trainer_client.adapters import verl_manager
 from trainer_client.adapters.common import FAILURES
+from trainer_client.client import SyncRewardClient
 
 ADAPTER_FILE = str(Path(verl_adapter.__file__).resolve())
 ADAPTER_PACKAGE = "pkg://trainer_client.adapters.verl"
@@ -404,6 +408,82 @@ def test_kimi_rewards_are_the_same_over_eight_reward_workers_as_over_one(
     one = kimi_over(1)
     assert one == pytest.approx([0.5 - n / pads[-1] for n in pads] + [min(0.0, 0.5 - n / pads[-1]) for n in pads])
     assert kimi_over(8) == pytest.approx(one)
+
+
+def validation_then_training(tokenizer: PreTrainedTokenizerFast, tmp_path: Path, val_n: int) -> list[DataProto]:
+    """Two prompts numbered 0 and 1 in both splits (verl's gsm8k preprocessing numbers each split from 0): the
+    validation batch as `RayPPOTrainer._validate` builds it (`val_kwargs.n` rollouts a prompt, a new uid per prompt,
+    padded to the agent loop's 8 workers by copying its first rows), then a training batch of 4 rollouts a prompt."""
+
+    def batch(split: str, rollouts: int) -> DataProto:
+        rows = [
+            Row("openai/gsm8k", NATALIA, "72", {"split": split, "index": index, "question": NATALIA},
+                (CLIPS_RIGHT if index == 0 else CLIPS_WRONG).replace("</think>", " x" * 10 * n + "</think>"), True)
+            for index in (0, 1) for n in range(rollouts)
+        ]  # fmt: skip
+        data = rollout_batch(rows, tokenizer, tmp_path, rollouts=1)
+        uids = [str(uuid.uuid4()) for _ in range(2)]
+        data.non_tensor_batch["uid"] = np.array([uid for uid in uids for _ in range(rollouts)], dtype=object)
+        return data
+
+    validation, _ = pad_dataproto_to_divisor(batch("test", val_n), 8)
+    return [validation, batch("train", 4)]
+
+
+def without_groups(
+    server: LocalServer, data: DataProto, tokenizer: PreTrainedTokenizerFast, exact_tokens: bool
+) -> list[float]:
+    """Kimi's length reward of each sample graded in one request, its group the request's samples of its uid; the
+    length is the response's tokens where the scorer knows them (our manager), else the service's estimate."""
+    items = []
+    for row in data:
+        item = {"task": "math", "completion": tokenizer.decode(row.batch["responses"], skip_special_tokens=True),
+                "reference": "72", "group": row.non_tensor_batch["uid"]}  # fmt: skip
+        if exact_tokens:
+            item["num_tokens"] = int(row.batch["attention_mask"].sum()) - len(row.batch["prompts"])
+        items.append(item)
+    distinct = {json.dumps(item, sort_keys=True): item for item in items}  # verl's padding copies are one sample
+    with SyncRewardClient(server.url, profile="kimi") as client:
+        graded = dict(zip(distinct, client.grade(list(distinct.values())), strict=True))
+    return [graded[json.dumps(item, sort_keys=True)].components["kimi_length"] for item in items]
+
+
+# The function's val_group_size is 1 unless set, as verl's val_kwargs.n; our manager reads val_kwargs.n itself.
+@pytest.mark.parametrize(("scorer", "val_n"), [("compute_score", 1), ("ServiceRewardManager", 2)])
+def test_validation_before_training_at_eight_workers_waits_for_no_group(
+    server: LocalServer, ray_cluster: None, tokenizer_dir: Path, tokenizer: PreTrainedTokenizerFast, tmp_path: Path,
+    scorer: str, val_n: int,
+) -> None:  # fmt: skip
+    """verl validates before training with `val_kwargs.n` rollouts a prompt, through the same scorer as training's
+    `rollout.n`: each phase's groups complete at their own size (none graded partial after a wait), the test split's
+    prompt 0 is not the training split's, and the rewards are those of grading without groups."""
+    if scorer == "compute_score":
+        options = [*function_overrides(server, ADAPTER_PACKAGE, "compute_score", profile="kimi"),
+                   "+reward.custom_reward_function.reward_kwargs.group_size=4"]  # fmt: skip
+    else:  # our manager reads val_kwargs.n from verl's config
+        options = manager_overrides(server, MANAGER_PACKAGE, profile="kimi", group_size=4)
+    config = verl_config(
+        *options,
+        f"actor_rollout_ref.model.path={tokenizer_dir}",
+        "actor_rollout_ref.rollout.n=4",
+        f"actor_rollout_ref.rollout.val_kwargs.n={val_n}",
+        "actor_rollout_ref.rollout.agent.num_workers=8",
+        "reward.num_workers=8",
+    )
+    partial_before = metric(server, "reward_group_items_total", outcome="partial")
+    complete_before = metric(server, "reward_group_items_total", outcome="complete")
+    manager = RewardLoopManager(config)
+    try:
+        phases = validation_then_training(tokenizer, tmp_path, val_n)
+        kimi = [list(extract_reward(manager.compute_rm_score(data))[1]["rs_kimi_length"]) for data in phases]
+    finally:
+        stop(manager)
+    assert metric(server, "reward_group_items_total", outcome="partial") == partial_before
+    assert metric(server, "reward_group_items_total", outcome="complete") > complete_before
+    for data, rewards in zip(phases, kimi, strict=True):
+        assert rewards == pytest.approx(without_groups(server, data, tokenizer, scorer == "ServiceRewardManager"))
+    # 0.5 - (len - min) / (max - min) over each prompt's 4 rollouts, a wrong answer's at most 0
+    assert kimi[1] == pytest.approx([0.5, 1 / 6, -1 / 6, -0.5, 0.0, 0.0, -1 / 6, -0.5])
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,9 @@ silent zeros.
 Given several replica URLs, each batch goes to the replica with the fewest of this
 client's requests in progress (where there is capacity), except items that carry their
 group's size (`group_size`): those go to their group's home replica (a hash of the group),
-where the service completes the group from every client's samples. A replica that drops or
+where the service completes the group from every client's samples. Behind one URL (a load
+balancer) those items go one request per group bucket, the bucket in the `X-Reward-Group`
+header, which services/lb/haproxy.cfg hashes on. A replica that drops or
 refuses a connection or answers 5xx is left out for `down_for_s` and the batch is
 retried on another one at once; a replica that sheds load (429/503) keeps its place
 but the retry prefers the others. When every replica is out, they are all tried again.
@@ -62,6 +64,12 @@ _RETRY_STATUS = {429, 500, 502, 503, 504}
 _SHED_STATUS = {429, 503}
 # The share of the request timeout a grouped item may wait for the rest of its group; the rest is for grading.
 _GROUP_WAIT_SHARE = 0.8
+# Sized groups go out in this many buckets, a request per bucket, the bucket in GROUP_HEADER: a load balancer that
+# hashes on the header (services/lb/haproxy.cfg) sends every sample of a group to one replica, from any client.
+GROUP_BUCKETS = 64
+GROUP_HEADER = "X-Reward-Group"
+# Where a part of a batch goes: its home replica (None: any) and its group bucket (None: not a sized group).
+_Route = tuple[str | None, str | None]
 # The longest Retry-After honoured: a server asking for more is not worth stalling a training step on.
 MAX_RETRY_AFTER_S = 60.0
 
@@ -123,46 +131,51 @@ class RewardClient:
         return asyncio.get_running_loop().create_task(self.grade(list(items)))
 
     async def grade_batch(self, items: Sequence[dict[str, Any]]) -> list[RewardResult]:
-        """One request for these items (a group's items stay together), retried as a whole; one per home replica
-        when they carry `group_size` and there are several replicas."""
-        parts = self._by_home(items)
-        answers = await asyncio.gather(*(self._grade_part([items[i] for i in part], home) for home, part in parts))
+        """One request for these items (a group's items stay together), retried as a whole; items that carry
+        `group_size` go in one request per group bucket, to their home replica when there are several."""
+        parts = self._routes(items)
+        answers = await asyncio.gather(*(self._grade_part([items[i] for i in part], route) for route, part in parts))
         results: list[RewardResult | None] = [None] * len(items)
         for (_, part), answer in zip(parts, answers, strict=True):
             for index, result in zip(part, answer, strict=True):
                 results[index] = result
         return results  # type: ignore[return-value]
 
-    async def _grade_part(self, items: list[dict[str, Any]], home: str | None) -> list[RewardResult]:
+    async def _grade_part(self, items: list[dict[str, Any]], route: _Route) -> list[RewardResult]:
         body: dict[str, Any] = {"items": items}
         if self.profile is not None:
             body["profile"] = self.profile
-        if any(item.get("group_size") is not None for item in items):
+        home, bucket = route
+        if bucket is not None:
             body["group_wait_s"] = self.group_wait_s
         async with self._gate:
-            payload = await self._post_with_retries("/v1/rewards", body, home)
+            payload = await self._post_with_retries("/v1/rewards", body, home, bucket)
         results = payload.get("results")
         if not isinstance(results, list) or len(results) != len(items):
             got = len(results) if isinstance(results, list) else type(results).__name__
             raise RewardServiceError(f"the service answered {got} results for {len(items)} items")
         return [RewardResult(**{k: r[k] for k in ("reward", "components", "status", "details", "id")}) for r in results]
 
-    def _by_home(self, items: Sequence[dict[str, Any]]) -> list[tuple[str | None, list[int]]]:
-        """Item indices by the replica that must grade them: a sized group's home (the same in every client with
-        the same URLs), None for the rest (any replica)."""
-        if len(self.urls) == 1 or not any(item.get("group_size") is not None for item in items):
-            return [(None, list(range(len(items))))]
-        parts: dict[str | None, list[int]] = {}
+    def _routes(self, items: Sequence[dict[str, Any]]) -> list[tuple[_Route, list[int]]]:
+        """Item indices by where they must be graded: a sized group's bucket, and its home replica (the same in
+        every client with the same URLs) when there are several; (None, None) for the rest (any replica)."""
+        parts: dict[_Route, list[int]] = {}
         for index, item in enumerate(items):
-            home = None
+            route: _Route = (None, None)
             if item.get("group_size") is not None and item.get("group") is not None:
-                home = self.urls[zlib.crc32(json.dumps(item["group"], default=str).encode()) % len(self.urls)]
-            parts.setdefault(home, []).append(index)
+                digest = zlib.crc32(json.dumps(item["group"], default=str).encode())
+                home = self.urls[digest % len(self.urls)] if len(self.urls) > 1 else None
+                route = (home, str(digest % GROUP_BUCKETS))
+            parts.setdefault(route, []).append(index)
         return list(parts.items())
 
-    async def _post_with_retries(self, path: str, body: dict[str, Any], home: str | None = None) -> dict[str, Any]:
+    async def _post_with_retries(
+        self, path: str, body: dict[str, Any], home: str | None = None, bucket: str | None = None
+    ) -> dict[str, Any]:
         """To `home` while it is up, else the least busy replica; retries on another replica when there is one,
-        else with exponential backoff; waits at least as long as a 429/503's Retry-After asks."""
+        else with exponential backoff; waits at least as long as a 429/503's Retry-After asks. `bucket`: the
+        group bucket, sent as GROUP_HEADER for a load balancer to hash on."""
+        headers = {GROUP_HEADER: bucket} if bucket is not None else None
         failures: list[str] = []
         tried: set[str] = set()
         shed = 0
@@ -172,7 +185,7 @@ class RewardClient:
             retry_after_s = 0.0
             self._in_flight[url] += 1
             try:
-                response = await self._http.post(url + path, json=body)
+                response = await self._http.post(url + path, json=body, headers=headers)
             except httpx.TransportError as exc:  # connection refused, reset, timeout
                 failures.append(f"{url}: {type(exc).__name__}: {exc}")
                 self._set_down(url)

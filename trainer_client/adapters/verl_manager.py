@@ -11,8 +11,9 @@ its agent loop calls as each rollout ends), so no manager sees a whole batch: th
 of one process share one batching client instead, and go out in a few requests. Over
 `verl.compute_score` the manager adds what only the rollout knows: the response's exact
 token count (length rewards), the prompt when extra_info has none, and verl's `uid` (one per
-prompt) as the group. `reward.reward_kwargs` takes the options of `verl.compute_score`;
-results have the same keys and failure handling.
+prompt, new in each step and each validation) as the group. `reward.reward_kwargs` takes the
+options of `verl.compute_score`; `val_group_size` defaults to verl's own
+`actor_rollout_ref.rollout.val_kwargs.n`; results have the same keys and failure handling.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ class ServiceRewardManager(RewardManagerBase):
         reward_model_tokenizer: Any = None,
     ) -> None:
         super().__init__(config, tokenizer, compute_score)
-        self.settings, self.task = reward_options(config.reward.get("reward_kwargs") or {})
+        validation_n = config.actor_rollout_ref.rollout.val_kwargs.get("n", 1)
+        self.options = reward_options(config.reward.get("reward_kwargs") or {}, val_group_size=validation_n)
 
     async def run_single(self, data: DataProto) -> dict[str, Any]:
         sample = data[-1]  # for multi-sequence outputs verl scores the last sequence
@@ -49,14 +51,14 @@ class ServiceRewardManager(RewardManagerBase):
         fields = sample.non_tensor_batch
         solution = self.tokenizer.decode(response_ids[:num_tokens], skip_special_tokens=True)
         ground_truth = fields["reward_model"]["ground_truth"]
-        item = service_item(fields["data_source"], solution, ground_truth, fields.get("extra_info"), self.task)
+        item = service_item(fields["data_source"], solution, ground_truth, fields.get("extra_info"), self.options)
         item["num_tokens"] = num_tokens
         if fields.get("raw_prompt") is not None:
             item.setdefault("prompt", text_of(plain(fields["raw_prompt"])))
         if fields.get("uid") is not None:
             item["group"] = plain(fields["uid"])
         await asyncio.sleep(0)  # the step's other samples, scheduled behind this one, get here too: one request
-        result = await shared_client(self.settings).grade_one(item)
+        result = await shared_client(self.options.settings).grade_one(item)
         report_failures([result], "verl")
         score = verl_score(result)
         return {"reward_score": score["score"], "reward_extra_info": score}
