@@ -34,6 +34,8 @@ from reward_api.schemas import (
     RewardResult,
     SlimeKeyedResult,
     SlimeRequest,
+    WithdrawRequest,
+    WithdrawResponse,
 )
 from sandbox.client import RemoteJudge
 from sandbox.languages import catalog, enabled_languages
@@ -157,6 +159,21 @@ def create_app(config: Config | None = None) -> FastAPI:
         return RewardResponse(results=await engine.grade(body.items, profile, body.group_wait_s))
 
     @app.post(
+        "/v1/groups/withdraw",
+        summary="Withdraw samples that will not come",
+        response_model=WithdrawResponse,
+        dependencies=[Depends(authorize)],
+        responses=_WORK_ERRORS,
+    )
+    async def withdraw(body: WithdrawRequest) -> WithdrawResponse:
+        """Samples of groups that will not come (an aborted or filtered rollout): each group's component is
+        computed over the samples that came, at once when they are all in, instead of after the group wait."""
+        profile = profile_or_422(body.profile, ["body", "profile"])
+        for withdrawal in body.groups:
+            engine.withdraw(withdrawal.group, withdrawal.group_size, withdrawal.samples, profile)
+        return WithdrawResponse(withdrawn=sum(withdrawal.samples for withdrawal in body.groups))
+
+    @app.post(
         "/get_reward",
         summary="OpenRLHF remote reward",
         response_model=OpenRLHFResponse,
@@ -277,4 +294,6 @@ def _result_fields(result: RewardResult) -> dict[str, Any]:
     return {"components": result.components, "status": result.status, "details": result.details}
 
 
-_KNOWN_PATHS = frozenset({"/v1/rewards", "/get_reward", "/slime", "/v1/languages", "/healthz", "/readyz", "/metrics"})
+_KNOWN_PATHS = frozenset(
+    {"/v1/rewards", "/v1/groups/withdraw", "/get_reward", "/slime", "/v1/languages", "/healthz", "/readyz", "/metrics"}
+)

@@ -458,6 +458,11 @@ class RewardEngine:
                 group, outcome.formed, outcome.members, outcome.expected, self.groups.bound(group_wait_s),
             )  # fmt: skip
 
+    def withdraw(self, group: str | int, group_size: int, samples: int, profile: Profile) -> None:
+        """`samples` of a group will not come (aborted, filtered out): it completes over the others."""
+        self.groups.withdraw((profile.model_dump_json(), _KEY_JSON(group)), group_size, samples)
+        log.info("group %s: %d of its %d samples withdrawn", _KEY_JSON(group), samples, group_size)
+
     def _result(self, graded: _Graded, lengths: dict[str, float], profile: Profile, names: list[str]) -> RewardResult:
         item_id = graded.item.id if graded.item else graded.item_id
         if graded.status != "ok":

@@ -17,6 +17,8 @@ caller can bear:
   but a group whose count is reached with copies waits `COPIES_GRACE_S` more for a missing distinct sample, so
   padding does not close a group before its last real member; identical samples (a short answer sampled twice)
   cost that grace and no more.
+- **Samples that will not come.** A trainer that aborts or filters out some of a group's samples (slime's abort
+  after over-sampling) withdraws them: the group completes over the rest at once (`partial`, k of n).
 - **Late samples.** A sample of a group answered within the last `wait_s` is answered at once: a copy of a member
   with that member's value, another sample over the members plus itself (`late`), up to the group's size; beyond
   that it starts a new group (the same prompt in a later step).
@@ -67,6 +69,7 @@ class _Group:
     grace: asyncio.TimerHandle | None = None  # set once the size is reached with copies (COPIES_GRACE_S)
     answered_at: float | None = None  # set when answered: late samples then come at once
     late: int = 0
+    withdrawn: int = 0  # samples the trainer said will not come
 
     @property
     def count(self) -> int:
@@ -107,8 +110,7 @@ class GroupAssembler:
             del self._answered[key]  # as many late samples as the group lacked came already: this is a new group
             group = None
         if group is None:
-            group = self._groups[key] = _Group(expected)
-            group.life = asyncio.get_running_loop().call_later(self.wait_s, self._answer, key, "partial")
+            group = self._start(key, expected)
         self._add(group, member)
         future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
         group.waiting[future] = member.sample
@@ -122,6 +124,24 @@ class GroupAssembler:
             if group.waiting.pop(future, None) is not None:
                 group.gone[member.sample] += 1
             raise
+
+    def withdraw(self, key: Any, expected: int, samples: int = 1) -> None:
+        """`samples` of the group will not come (aborted, filtered out): it completes over the others, at once when
+        they are all in. A group answered already is left as it is."""
+        self._forget_answered()
+        key = (key, expected)
+        group = self._groups.get(key)
+        if group is None:
+            group = self._start(key, expected)
+        elif group.answered_at is not None:
+            return
+        group.withdrawn += samples
+        self._check(key, group)
+
+    def _start(self, key: Any, expected: int) -> _Group:
+        group = self._groups[key] = _Group(expected)
+        group.life = asyncio.get_running_loop().call_later(self.wait_s, self._answer, key, "partial")
+        return group
 
     def bound(self, wait_s: float | None) -> float:
         """The longest a sample waits for its group when its request allows `wait_s` (None: no bound of its own)."""
@@ -137,6 +157,8 @@ class GroupAssembler:
     def _check(self, key: Any, group: _Group) -> None:
         if len(group.members) >= group.expected:
             self._answer(key, "group_size")
+        elif len(group.members) + group.withdrawn >= group.expected:
+            self._answer(key, "partial")
         elif group.count >= group.expected and group.grace is None:  # reached with copies: a grace for the rest
             group.grace = asyncio.get_running_loop().call_later(self.copies_grace_s, self._answer, key, "group_size")
 
@@ -149,7 +171,7 @@ class GroupAssembler:
                 timer.cancel()
         group.answered_at = time.monotonic()
         self._answered[key] = group
-        values = self._values(group)
+        values = self._values(group) if group.waiting else {}  # a group all withdrawn has no members
         for future, sample in group.waiting.items():
             if not future.done():
                 future.set_result(Outcome(values[sample], group.count, group.expected, formed))

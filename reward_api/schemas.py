@@ -137,6 +137,27 @@ class RewardRequest(BaseModel):
     group_wait_s: GroupWait = None
 
 
+class GroupWithdrawal(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    group: str | int = Field(description="The group, as its items carry it.")
+    group_size: int = Field(ge=1, le=65536, description="The group's size, as its items carry it.")
+    samples: int = Field(1, ge=1, le=65536, description="How many of its samples will not come.")
+
+
+class WithdrawRequest(BaseModel):
+    """Samples of groups that will not come (aborted, filtered out): their groups complete over the others."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    groups: list[GroupWithdrawal] = Field(max_length=65536)
+    profile: ProfileSpec = Field(None, description="The profile the groups' items are graded with.")
+
+
+class WithdrawResponse(BaseModel):
+    withdrawn: int = Field(description="Samples withdrawn.")
+
+
 class RewardResult(BaseModel):
     id: str | int | None = None
     reward: float

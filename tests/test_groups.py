@@ -166,6 +166,38 @@ def test_groups_of_other_sizes_are_other_groups(expected: int) -> None:
     assert waited < 1
 
 
+def test_samples_withdrawn_complete_their_group_over_the_others_at_once() -> None:
+    """slime aborts a rollout's remaining samples: withdrawn, they are not waited for."""
+
+    async def scenario() -> list[Outcome]:
+        assembler = GroupAssembler(wait_s=30, component=kimi)
+        graded = [asyncio.ensure_future(assembler.join("g", 4, sample(n))) for n in (10, 30)]
+        await asyncio.sleep(0.05)
+        assert not any(task.done() for task in graded)
+        assembler.withdraw("g", 4, samples=2)
+        return list(await asyncio.gather(*graded))
+
+    graded = run(scenario())
+    assert [(o.value, o.members, o.expected, o.formed) for o in graded] == [
+        (0.5, 2, 4, "partial"),
+        (-0.5, 2, 4, "partial"),
+    ]
+
+
+def test_a_withdrawal_counts_before_the_first_sample_and_not_after_the_answer() -> None:
+    async def scenario() -> list[Outcome]:
+        assembler = GroupAssembler(wait_s=30, component=kimi)
+        assembler.withdraw("g", 3)
+        first = await asyncio.gather(*(assembler.join("g", 3, sample(n)) for n in (10, 20)))  # 2 of 3: complete
+        assembler.withdraw("g", 3)  # answered already: nothing changes
+        assembler.withdraw("gone", 2, samples=2)  # a whole group withdrawn: nothing waits on it
+        return [*first, await assembler.join("g", 3, sample(10))]  # a copy after the answer: its twin's value
+
+    outcomes = run(scenario())
+    assert [(o.value, o.members, o.formed) for o in outcomes] == [(0.5, 2, "partial"), (-0.5, 2, "partial"),
+                                                                   (0.5, 2, "partial")]  # fmt: skip
+
+
 # --- the service ----------------------------------------------------------------------------------------------------
 
 RIGHT, WRONG = "\\boxed{4}", "\\boxed{5}"
@@ -280,3 +312,14 @@ def test_requests_waiting_for_their_groups_do_not_fill_the_in_flight_cap(tmp_pat
     ]
     assert {a.json()["results"][0]["details"]["group"]["formed"] for a in answers} == {"group_size"}
     assert time.monotonic() - started < 30  # no group waited out its 60 s
+
+
+def test_a_withdrawal_naming_no_group_size_is_refused_naming_the_field(service: LocalServer) -> None:
+    answer = httpx.post(f"{service.url}/v1/groups/withdraw", json={"groups": [{"group": "g"}]}, timeout=30)
+    assert answer.status_code == 422 and "group_size" in answer.json()["error"], answer.text
+    answer = httpx.post(
+        f"{service.url}/v1/groups/withdraw",
+        json={"groups": [{"group": "g", "group_size": 4, "samples": 2}]},
+        timeout=30,
+    )
+    assert answer.status_code == 200 and answer.json() == {"withdrawn": 2}, answer.text

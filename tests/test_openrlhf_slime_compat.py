@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import logging
 import re
 import unicodedata
 from argparse import Namespace
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -292,8 +294,14 @@ def test_a_sample_that_cannot_be_graded_is_counted_and_logged(
 
 @dataclass
 class Sample:
-    """The fields of slime.utils.types.Sample (slime 624b824a) that reward functions read or set."""
+    """The fields of slime.utils.types.Sample (slime 624b824a) that reward functions and rollout hooks read or set."""
 
+    class Status(Enum):
+        PENDING = "pending"
+        COMPLETED = "completed"
+        ABORTED = "aborted"
+
+    status: Status = Status.PENDING
     group_index: int | None = None
     index: int | None = None
     prompt: str | list[dict[str, str]] = ""
@@ -411,6 +419,54 @@ def test_slime_custom_rm_groups_by_group_index_per_sample_and_with_group_rm(serv
     assert len(set(expected)) > 3, "the length rewards should differ within a group"
     assert asyncio.run(per_sample()) == pytest.approx(expected)
     assert asyncio.run(group_rm()) == pytest.approx(expected)
+
+
+async def slime_generate_and_rm(args: Namespace, sample: Sample, generate: Callable) -> Sample:
+    """slime's `generate_and_rm` (sglang_rollout.py at 624b824a) for one sample: generate, the rollout sample hooks
+    (`--rollout-sample-hook-path`, as `sample_hooks._apply_to_sample` calls them), then the reward unless aborted."""
+    sample = await generate(sample)
+    for path in args.rollout_sample_hook_path:
+        hook = load_function(path)
+        result = hook(args, sample, rollout_id=0, evaluation=False)
+        if inspect.isawaitable(result):
+            result = await result
+        sample = result if result is not None else sample
+    if sample.status == Sample.Status.ABORTED:
+        return sample
+    if sample.reward is None:
+        sample.reward = await load_function(args.custom_rm_path)(args, sample)
+    return sample
+
+
+def test_slime_aborted_samples_free_their_group_at_once(server: LocalServer) -> None:
+    """slime aborts a rollout's unfinished samples once it has enough: our rollout hook withdraws each from its
+    group, so the group's finished samples get their rewards over the samples that came, not after the group wait
+    (90 s; slime's `abort` waits for every pending sample)."""
+    args = Namespace(
+        custom_rm_path="trainer_client.adapters.slime.reward", n_samples_per_prompt=4,
+        rollout_sample_hook_path=["trainer_client.adapters.slime.rollout_sample_hook"],
+        reward_service_url=server.url, reward_service_profile="kimi",
+    )  # fmt: skip
+    finished = {0: (RIGHT, 10), 1: (WRONG, 30)}  # the rest are still generating when the abort comes
+
+    async def generate(sample: Sample) -> Sample:
+        if sample.index in finished:
+            sample.response, sample.response_length = finished[sample.index]
+            sample.status = Sample.Status.COMPLETED
+        else:
+            await asyncio.sleep(0.5)  # sglang's abort ends the generation
+            sample.response, sample.status = "<think>half a tho", Sample.Status.ABORTED
+        return sample
+
+    async def group() -> list[Sample]:
+        samples = [Sample(group_index=31, index=i, prompt="2+2?", label="4") for i in range(4)]
+        return list(await asyncio.gather(*(slime_generate_and_rm(args, s, generate) for s in samples)))
+
+    samples = asyncio.run(asyncio.wait_for(group(), 30))
+    assert [s.reward for s in samples[2:]] == [None, None]
+    assert [s.reward for s in samples[:2]] == pytest.approx(
+        [kimi_reward(True, 10, [10, 30]), kimi_reward(False, 30, [10, 30])]
+    )
 
 
 def test_slime_sample_that_cannot_be_graded_leaves_the_loss(

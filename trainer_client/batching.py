@@ -155,6 +155,10 @@ class BatchingClient:
         self._post(pending)
         return [slot[1] for _, slot in pending]
 
+    async def withdraw(self, groups: Sequence[dict[str, Any]]) -> None:
+        """RewardClient.withdraw, on the client's loop, awaitable from any event loop."""
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._client.withdraw(groups), self._loop))
+
     def grade_sync(self, items: Sequence[dict[str, Any]]) -> list[RewardResult]:
         return [future.result() for future in self.submit_many(items)]
 

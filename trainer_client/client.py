@@ -156,6 +156,16 @@ class RewardClient:
             raise RewardServiceError(f"the service answered {got} results for {len(items)} items")
         return [RewardResult(**{k: r[k] for k in ("reward", "components", "status", "details", "id")}) for r in results]
 
+    async def withdraw(self, groups: Sequence[dict[str, Any]]) -> None:
+        """Samples that will not come, `{"group", "group_size", "samples"}` each (an aborted or filtered rollout):
+        their groups complete over the others at once. Sent where the groups' items go."""
+        body = {"profile": self.profile} if self.profile is not None else {}
+        parts = self._routes(groups)
+        await asyncio.gather(*(
+            self._post_with_retries("/v1/groups/withdraw", body | {"groups": [groups[i] for i in part]}, *route)
+            for route, part in parts
+        ))  # fmt: skip
+
     def _routes(self, items: Sequence[dict[str, Any]]) -> list[tuple[_Route, list[int]]]:
         """Item indices by where they must be graded: a sized group's bucket, and its home replica (the same in
         every client with the same URLs) when there are several; (None, None) for the rest (any replica)."""

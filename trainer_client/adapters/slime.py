@@ -15,6 +15,14 @@ group under `--group-rm`; both work. Per-sample calls are coalesced into batched
   counts in its group's mean); it is counted in `trainer_client.adapters.common.FAILURES`
   and logged. A service that does not answer raises.
 
+- Aborts: slime aborts the rest of a rollout once it has enough (over-sampling, dynamic
+  filtering), and an aborted sample never reaches the reward function, so its group would wait
+  for it. With `--rollout-sample-hook-path trainer_client.adapters.slime.rollout_sample_hook`
+  each aborted sample is withdrawn from its group (`RewardClient.withdraw`): the group's
+  samples already graded get their rewards at once, over the samples that came.
+- Eval samples carry no `group_index` (slime's eval builds them from its data set): each is
+  graded at once, whatever `--n-samples-per-eval-prompt` is.
+
 Settings: `reward_service_url`, `reward_service_profile`, `reward_service_token` and
 `reward_service_max_concurrency` in slime's `--custom-config-path` YAML (they travel in `args`
 to the rollout actors), else the `REWARD_SERVICE_*` environment variables.
@@ -36,6 +44,16 @@ async def reward(args: Any, sample_or_samples: Any, **kwargs: Any) -> float | li
         return await _grade(_settings(args, group_size=None), sample_or_samples)
     [value] = await _grade(_settings(args, group_size=getattr(args, "n_samples_per_prompt", None)), [sample_or_samples])
     return value
+
+
+async def rollout_sample_hook(args: Any, sample: Any, **kwargs: Any) -> None:
+    """slime's `--rollout-sample-hook-path`, called with every generated sample before its reward: an aborted
+    sample of a group is withdrawn from it, so the group's other samples need not wait for it."""
+    group_size = getattr(args, "n_samples_per_prompt", None)
+    status = getattr(getattr(sample, "status", None), "name", None)  # slime's Sample.Status, without importing it
+    if status == "ABORTED" and getattr(sample, "group_index", None) is not None and group_size:
+        withdrawal = {"group": sample.group_index, "group_size": group_size}
+        await shared_client(_settings(args, group_size=group_size)).withdraw([withdrawal])
 
 
 async def _grade(settings: ServiceSettings, samples: Sequence[Any]) -> list[float]:
