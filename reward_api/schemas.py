@@ -150,7 +150,7 @@ class WithdrawRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    groups: list[GroupWithdrawal] = Field(max_length=65536)
+    groups: list[GroupWithdrawal] = Field(max_length=4096, description="At most 4096 a request.")
     profile: ProfileSpec = Field(None, description="The profile the groups' items are graded with.")
 
 
