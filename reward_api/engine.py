@@ -437,7 +437,7 @@ class RewardEngine:
         with set_aside():  # waiting for other requests' samples is not work: it must not keep them out
             outcomes = await asyncio.gather(*(
                 self.groups.join(
-                    (profile_key, _KEY_JSON(graded[i].item.group)),
+                    (profile_key, _KEY_JSON(graded[i].item.group)),  # the key `withdraw` names too
                     graded[i].item.group_size,
                     _member(graded[i], profile),
                     group_wait_s,
@@ -460,8 +460,9 @@ class RewardEngine:
 
     def withdraw(self, group: str | int, group_size: int, samples: int, profile: Profile) -> None:
         """`samples` of a group will not come (aborted, filtered out): it completes over the others."""
-        self.groups.withdraw((profile.model_dump_json(), _KEY_JSON(group)), group_size, samples)
-        log.info("group %s: %d of its %d samples withdrawn", _KEY_JSON(group), samples, group_size)
+        group_key = _KEY_JSON(group)
+        self.groups.withdraw((profile.model_dump_json(), group_key), group_size, samples)
+        log.info("group %s: %d of its %d samples withdrawn", group_key, samples, group_size)
 
     def _result(self, graded: _Graded, lengths: dict[str, float], profile: Profile, names: list[str]) -> RewardResult:
         item_id = graded.item.id if graded.item else graded.item_id

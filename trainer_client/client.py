@@ -145,11 +145,10 @@ class RewardClient:
         body: dict[str, Any] = {"items": items}
         if self.profile is not None:
             body["profile"] = self.profile
-        home, bucket = route
-        if bucket is not None:
+        if any(item.get("group_size") is not None for item in items):
             body["group_wait_s"] = self.group_wait_s
         async with self._gate:
-            payload = await self._post_with_retries("/v1/rewards", body, home, bucket)
+            payload = await self._post_with_retries("/v1/rewards", body, *route)
         results = payload.get("results")
         if not isinstance(results, list) or len(results) != len(items):
             got = len(results) if isinstance(results, list) else type(results).__name__
