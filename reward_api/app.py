@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import gc
 import logging
-import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import Body, Depends, FastAPI, Query, Request
+from fastapi import Body, FastAPI, Query
 from fastapi.responses import JSONResponse, Response
 from fastapi_offline import FastAPIOffline
 from prometheus_client import CONTENT_TYPE_LATEST
@@ -112,16 +111,6 @@ def create_app(config: Config | None = None) -> FastAPI:
 
     install_error_handlers(app)
 
-    async def authorize(request: Request) -> None:  # async: FastAPI would run a plain def in a thread per request
-        if not config.auth_token:
-            return
-        supplied = request.headers.get("authorization", "")
-        if not secrets.compare_digest(supplied.encode(), f"Bearer {config.auth_token}".encode()):
-            raise ApiError.at(
-                401, ["header", "authorization"], "missing or wrong bearer token; send `Authorization: Bearer <token>`",
-                "unauthorized", headers={"WWW-Authenticate": "Bearer"},
-            )  # fmt: skip
-
     def profile_or_422(spec: ProfileOverride | str | None, loc: list[str | int]) -> Profile:
         """The request's profile, or a 422 naming the field at `loc` (where the request carried it)."""
         try:
@@ -148,7 +137,6 @@ def create_app(config: Config | None = None) -> FastAPI:
         "/v1/rewards",
         summary="Grade a batch (native API)",
         response_model=RewardResponse,
-        dependencies=[Depends(authorize)],
         responses=_WORK_ERRORS,
     )
     async def rewards(body: Annotated[RewardRequest, Body(openapi_examples=REWARDS_EXAMPLES)]) -> RewardResponse:
@@ -162,7 +150,6 @@ def create_app(config: Config | None = None) -> FastAPI:
         "/v1/groups/withdraw",
         summary="Withdraw samples that will not come",
         response_model=WithdrawResponse,
-        dependencies=[Depends(authorize)],
         responses=_WORK_ERRORS,
     )
     async def withdraw(body: WithdrawRequest) -> WithdrawResponse:
@@ -177,7 +164,6 @@ def create_app(config: Config | None = None) -> FastAPI:
         "/get_reward",
         summary="OpenRLHF remote reward",
         response_model=OpenRLHFResponse,
-        dependencies=[Depends(authorize)],
         responses=_WORK_ERRORS,
     )
     async def openrlhf_get_reward(
@@ -200,7 +186,6 @@ def create_app(config: Config | None = None) -> FastAPI:
         "/slime",
         summary="slime remote reward",
         response_model=float | SlimeKeyedResult,
-        dependencies=[Depends(authorize)],
         responses=_WORK_ERRORS,
     )
     async def slime_reward(

@@ -12,6 +12,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
 
 from reward_api.profiles import resolve_profile
 from service_kit.settings import HttpSettings, settings_from_env
@@ -58,7 +61,6 @@ class Config(HttpSettings):
     # HTTP timeouts of the trainers' own clients (slime 120 s, OpenRLHF 180 s); a request may ask for less
     # (`group_wait_s`), which our client does from its own timeout
     group_wait_s: float = 90.0
-    auth_token: str = ""  # when set, requests need `Authorization: Bearer <token>`
     # Servers a profile's math.verifier may name, comma-separated: a base URL (http://verifier:8000), or an
     # origin without a port for every port of that host (http://127.0.0.1); empty = no verifier model.
     # A request's profile must not make the service POST to any address it likes.
@@ -74,6 +76,7 @@ class Config(HttpSettings):
         """
         config = settings_from_env(cls, "REWARD_API_", environ, overrides, reject_unknown=True)
         config.check_default_profile()
+        config.check_verifier_urls()
         return config
 
     def check_default_profile(self) -> None:
@@ -82,13 +85,51 @@ class Config(HttpSettings):
         except ValueError as exc:
             raise ValueError(f"REWARD_API_DEFAULT_PROFILE={self.default_profile!r}: {exc}") from None
 
+    def check_verifier_urls(self) -> None:
+        for entry in filter(None, (entry.strip() for entry in self.math_verifier_urls.split(","))):
+            try:
+                url = httpx.URL(entry)
+            except httpx.InvalidURL as exc:
+                raise ValueError(f"REWARD_API_MATH_VERIFIER_URLS: {entry!r} is not a URL ({exc})") from None
+            if url.scheme not in ("http", "https") or not url.host or url.userinfo or url.query or url.fragment:
+                raise ValueError(
+                    f"REWARD_API_MATH_VERIFIER_URLS: {entry!r} must be http(s)://host[:port][/path], "
+                    "without user info, query or fragment"
+                )
+
     def allows_verifier(self, base_url: str) -> bool:
-        """Is `base_url` one of math_verifier_urls, or on a host listed there without a port?"""
-        url = base_url.rstrip("/")
-        for allowed in (entry.strip().rstrip("/") for entry in self.math_verifier_urls.split(",")):
-            if allowed and (url == allowed or (url.startswith(allowed) and url[len(allowed)] in ":/")):
-                return True
-        return False
+        """Is `base_url` one of math_verifier_urls (or below its path), or on a host listed there without a port?
+
+        Compared as parsed URLs (scheme, host, port, path), as httpx will send them: a prefix of the text is
+        no match (`http://listed:1@elsewhere` names elsewhere), and a URL with user info, a query or a
+        fragment is never allowed.
+        """
+        try:
+            url = httpx.URL(base_url)
+        except (httpx.InvalidURL, TypeError):
+            return False
+        if url.userinfo or url.query or url.fragment or not url.host:
+            return False
+        return any(_names_verifier(entry.strip(), url) for entry in self.math_verifier_urls.split(","))
 
     def worker_count(self) -> int:
         return self.workers if self.workers > 0 else (os.cpu_count() or 1)
+
+
+def _names_verifier(allowed: str, url: httpx.URL) -> bool:
+    """Does the operator's entry `allowed` cover `url`: same scheme and host, the same port unless the entry
+    names none, and a path at or below the entry's?"""
+    if not allowed:
+        return False
+    entry = httpx.URL(allowed)
+    if (url.scheme, url.host) != (entry.scheme, entry.host):
+        return False
+    if urlsplit(allowed).port is not None and _port(url) != _port(entry):
+        return False
+    base, path = entry.path.rstrip("/"), url.path.rstrip("/")
+    return path == base or path.startswith(base + "/")
+
+
+def _port(url: httpx.URL) -> int | None:
+    """The port httpx connects to (it leaves a scheme's default port out of `url.port`)."""
+    return url.port or {"http": 80, "https": 443}.get(url.scheme)

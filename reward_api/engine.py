@@ -48,7 +48,7 @@ from reward_api.groups import GroupAssembler, Member, Outcome
 from reward_api.metrics import Metrics
 from reward_api.pool import SOFT_FRACTION, CallOutcome, WorkerPool
 from reward_api.profiles import SECTIONS, Profile
-from reward_api.schemas import RewardItem, RewardResult
+from reward_api.schemas import RewardItem, RewardResult, clean_text
 from sandbox.compile_cache import CompileCache
 from sandbox.isolation import Isolation, IsolationUnavailable, Level, prepare
 from sandbox.languages import enabled_languages
@@ -566,7 +566,9 @@ def _pieces(items: list[_T], workers: int) -> list[list[_T]]:
 def _raw_id(raw: Any) -> str | int | None:
     """Echo the id of an item that failed validation, when it has a usable one."""
     item_id = raw.get("id") if isinstance(raw, dict) else None
-    return item_id if isinstance(item_id, str | int) and not isinstance(item_id, bool) else None
+    if isinstance(item_id, str):
+        return clean_text(item_id)
+    return item_id if isinstance(item_id, int) and not isinstance(item_id, bool) else None
 
 
 def _validation_reason(exc: ValidationError, index: int) -> str:

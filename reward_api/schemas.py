@@ -14,6 +14,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    Strict,
     ValidationInfo,
     WithJsonSchema,
     field_validator,
@@ -51,7 +52,7 @@ class RewardItem(BaseModel):
     id: str | int | None = Field(None, description="Echoed back in the result.")
     prompt: str | None = Field(None, description="Used by language consistency and the sort task.")
     group: str | int | None = Field(None, description="Items sharing a prompt (group length rewards).")
-    group_size: int | None = Field(
+    group_size: Annotated[int, Strict()] | None = Field(
         None,
         ge=1,
         le=65536,
@@ -62,10 +63,11 @@ class RewardItem(BaseModel):
     num_tokens: Count | None = Field(None, ge=0, description="Completion length in tokens (length rewards).")
     target_language: str | None = Field(None, description="ISO 639-1 code for language consistency.")
 
-    @field_validator("completion", "prompt", "target_language")
+    @field_validator("completion", "prompt", "target_language", "id", "group")
     @classmethod
-    def _clean(cls, value: str | None) -> str | None:
-        return None if value is None else clean_text(value)
+    def _clean(cls, value: str | int | None) -> str | int | None:
+        """Echoed or hashed texts must encode: a lone surrogate in one item's id would fail its batch's reply."""
+        return clean_text(value) if isinstance(value, str) else value
 
     @field_validator("reference")
     @classmethod

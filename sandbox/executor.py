@@ -73,6 +73,10 @@ _CREDITS_AHEAD = 4096
 # ~200 bytes of memory per byte of source to compile (2 MB: 0.45 GB, 6 MB: 1.2 GB), so past ~6 MB of it the
 # verdict may be a compile memory limit; tables and strings take far less.
 MAX_SOURCE_MB = 8
+# The most memory one test may ask for (Limits.memory_mb): twice the largest limit of the contest sets (1 GB), and
+# still a fraction of a host that runs a test per core. Every door checks it: a reference, /v1/judge's limits,
+# /run_code's memory_limit_MB.
+MAX_TEST_MEMORY_MB = 2048
 
 
 @dataclass(frozen=True)

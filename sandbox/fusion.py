@@ -37,7 +37,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field, field_validator
 
-from sandbox.executor import Execution, Limits, ProcessResult
+from sandbox.executor import MAX_TEST_MEMORY_MB, Execution, Limits, ProcessResult
 from sandbox.files import decoded_files
 from sandbox.languages import Language, LanguageError, get_language
 from sandbox.wire import check_source_size
@@ -71,7 +71,9 @@ class RunCodeRequest(BaseModel):
 
     compile_timeout: float = Field(10, description="compile timeout for compiled languages")
     run_timeout: float = Field(10, description="code run timeout")
-    memory_limit_MB: int = Field(-1, description="maximum memory allowed in megabytes")
+    memory_limit_MB: int = Field(
+        -1, le=MAX_TEST_MEMORY_MB, description="maximum memory allowed in megabytes (<= 0: the service's default)"
+    )
     code: str = Field(..., description="the code to run")
     stdin: str | None = Field(None, description="optional string to pass into stdin")
     language: str = Field(..., description="the language or execution mode to run the code")

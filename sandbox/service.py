@@ -30,7 +30,6 @@ import logging
 import math
 import os
 import re
-import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -39,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode
 
-from fastapi import Depends, FastAPI, HTTPException, Request, Response
+from fastapi import FastAPI, HTTPException, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -101,8 +100,7 @@ class ServiceConfig(HttpSettings):
     # (empty: <temporary directory>/reward-sandbox-compile-<uid>); in-process grading reads the same variables
     compile_cache_mb: int = compile_cache.DEFAULT_MB
     compile_cache_dir: str = ""
-    # When set, the POST and DELETE endpoints need it: `Authorization: Bearer <token>`, or in the URL
-    auth_token: str = ""
+    # auth_token (HttpSettings): the POST and DELETE endpoints need it, as the header or in the URL (UrlToken)
     log_level: str = "info"
     # Notebook sessions (sandbox/sessions.py): how many live at once, and the most a session may ask for (its default)
     max_sessions: int = 16
@@ -358,6 +356,8 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     app.add_middleware(
         RequestGuard, limits=HttpLimits.of(config), requests=metrics.requests,
         request_seconds=metrics.request_seconds, known_paths=_KNOWN_PATHS, logger=log,
+        auth_hint="send the header `Authorization: Bearer <token>`, `?token=<token>` in the URL or a "
+        "`/token/<token>` path prefix",
     )  # fmt: skip
     app.add_middleware(UrlToken)  # added last, so outermost: nothing else sees a token in the URL
 
@@ -387,16 +387,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         headers = {"Retry-After": str(exc.retry_after_s)}
         return JSONResponse(status_code=504, content={"error": str(exc)}, headers=headers)
 
-    def authorize(request: Request) -> None:
-        supplied = request.headers.get("authorization", "").encode()
-        if config.auth_token and not secrets.compare_digest(supplied, f"Bearer {config.auth_token}".encode()):
-            raise HTTPException(
-                401,
-                "missing or wrong token: header `Authorization: Bearer <token>`, `?token=<token>` in the URL "
-                "or a `/token/<token>` path prefix",
-            )
-
-    @app.post("/v1/judge", dependencies=[Depends(authorize)])
+    @app.post("/v1/judge")
     async def judge(body: JudgeRequest) -> dict[str, Any]:
         """Run `code` against `suite` in a fresh sandbox; one verdict per test."""
         language = get_language(body.language).name
@@ -418,7 +409,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         _count_report(metrics, language, report)
         return report.to_dict()
 
-    @app.post("/run_code", dependencies=[Depends(authorize)])
+    @app.post("/run_code")
     async def run_code(body: fusion.RunCodeRequest) -> dict[str, Any]:
         """SandboxFusion's run_code: compile, run once with `stdin`, report both stages."""
         try:
@@ -431,7 +422,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         metrics.runs.labels("/run_code", lang.name if lang else "unsupported", answer["status"]).inc()
         return answer
 
-    @app.post("/run_jupyter", dependencies=[Depends(authorize)])
+    @app.post("/run_jupyter")
     async def run_jupyter(body: jupyter.RunJupyterRequest) -> dict[str, Any]:
         """SandboxFusion's run_jupyter: notebook cells in order in one Python namespace, sandboxed as /run_code."""
         _check_file_paths(body, runner.executor.isolated)
@@ -456,14 +447,14 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         except SessionsFull as exc:
             raise ApiError.at(503, ["body"], str(exc), "sessions_full", headers={"Retry-After": "5"}) from exc
 
-    @app.post("/v1/sessions", dependencies=[Depends(authorize)])
+    @app.post("/v1/sessions")
     async def create_session(body: SessionCreate) -> dict[str, Any]:
         """Open a notebook session: a Python kernel in a sandbox of its own, kept until closed or idle."""
         limits = _session_limits(body, config)
         session = await in_session_thread(lambda: sessions.create(body.session_id, limits))
         return {"session_id": session.id, "limits": dataclasses.asdict(session.limits)}
 
-    @app.post("/v1/sessions/{session_id}/run", dependencies=[Depends(authorize)])
+    @app.post("/v1/sessions/{session_id}/run")
     async def run_in_session(session_id: str, body: SessionRun) -> dict[str, Any]:
         """Run cells in the session's kernel, after the cells before them; answered as /run_jupyter's cells."""
         isolated = runner.executor.isolated
@@ -474,7 +465,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             lambda: session.run(body.cells, body.cell_timeout, body.total_timeout, body.request_id, files, fetch)
         )
 
-    @app.delete("/v1/sessions/{session_id}", dependencies=[Depends(authorize)])
+    @app.delete("/v1/sessions/{session_id}")
     async def close_session(session_id: str) -> dict[str, Any]:
         await in_session_thread(lambda: sessions.close(session_id))
         return {"closed": session_id}

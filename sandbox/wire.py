@@ -32,7 +32,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from sandbox.executor import Limits, source_size_error
+from sandbox.executor import MAX_TEST_MEMORY_MB, Limits, source_size_error
 from sandbox.files import from_base64, sandbox_path
 from sandbox.judge import (
     AssertTest,
@@ -144,12 +144,14 @@ _TEST_TYPES: dict[str, type] = {"stdio": StdioTest, "call": CallTest, "assert": 
 
 
 def _limits_model() -> type[BaseModel]:
-    """Limits' fields, each optional with Limits' default, the numbers positive."""
+    """Limits' fields, each optional with Limits' default, the numbers positive, memory_mb at most
+    MAX_TEST_MEMORY_MB."""
     hints = typing.get_type_hints(Limits)
     fields = {
         f.name: (hints[f.name], Field(f.default) if hints[f.name] is bool else Field(f.default, gt=0))
         for f in dataclasses.fields(Limits)
     }
+    fields["memory_mb"] = (int, Field(Limits.memory_mb, gt=0, le=MAX_TEST_MEMORY_MB))
     return create_model("Limits", __config__=_STRICT, **fields)
 
 

@@ -13,6 +13,7 @@ which also turns FastAPI's own refusals (validation, 400, 404, 405) into this bo
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -125,6 +126,11 @@ _TOO_DEEP = (
     "is nested too deeply to read (JSON arrays and objects about 1,000 levels deep); send it nested less deeply",
     "too_deep",
 )
+_LONG_INTEGER = (
+    f"holds an integer of more than {sys.get_int_max_str_digits():,} digits, more than JSON readers take; "
+    "send a long integer as a string",
+    "integer_too_long",
+)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -144,13 +150,16 @@ def install_error_handlers(app: FastAPI) -> None:
         where, msg, kind = _HTTP_ERRORS.get(exc.status_code, ("request", str(exc.detail), "refused"))
         if exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):  # FastAPI's json.loads gave up
             msg, kind = _TOO_DEEP
+        elif exc.status_code == 400 and "integer string conversion" in str(exc.__cause__):
+            msg, kind = _LONG_INTEGER
         return error_response(exc.status_code, one_detail([where], msg, kind), exc.headers)
 
 
 _STATUS_MEANINGS: dict[int, str] = {
-    400: "The body could not be read (not UTF-8, or nested too deeply).",
+    400: "The body could not be read (not UTF-8, nested too deeply, an integer too long), or the request has "
+    "both Transfer-Encoding and Content-Length.",
     401: "A bearer token is configured and the request's `Authorization: Bearer <token>` is missing or wrong.",
-    408: "The request body did not arrive within the service's body timeout.",
+    408: "The request body did not arrive within the service's body timeout, or arrived below its minimum rate.",
     413: "The request body or its number of items exceeds the service's limit; split it.",
     422: "The request is malformed; `error` names the first bad field, `detail` lists every problem.",
     500: "The service failed on this request (a bug: the log has the traceback).",

@@ -2,7 +2,11 @@
 
 `RequestGuard`, the outermost ASGI middleware of each app:
 - body size: a declared or streamed body over the limit is a 413 before more of it is read;
-- body read time: a body that has not fully arrived within its timeout is a 408 (slow-body clients);
+- authentication: with a token set, a work request without it is a 401 from its headers, before a byte of its
+  body is read or counted against the limits below;
+- body read time: a body that has not fully arrived within its timeout, or that falls below the minimum rate
+  after a few seconds, is a 408 (slow-body clients);
+- framing: a request with both Transfer-Encoding and Content-Length is a 400 (request smuggling);
 - load shedding: work requests (anything but GET/HEAD) in flight and their body bytes in flight are capped;
   a request beyond the request cap waits up to `admission_wait_s` for a slot (before a byte of its body is
   read), beyond that or beyond the bytes cap a 503 with `Retry-After`, so a burst of large bodies cannot
@@ -29,6 +33,7 @@ import functools
 import logging
 import math
 import resource
+import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -52,6 +57,8 @@ CLIENT_CLOSED = 499
 _FD_RESERVE = 128
 # A shed client is told to come back after about one typical request, within these bounds (seconds).
 _RETRY_AFTER_BOUNDS_S = (1, 30)
+# A body must keep arriving at min_body_mb_per_s once this long has passed since its request's headers (seconds).
+_BODY_RATE_GRACE_S = 5.0
 # How often at most the count of connections closed for slow headers is logged (seconds).
 _SLOW_HEADER_LOG_EVERY_S = 1.0
 
@@ -76,9 +83,11 @@ def set_aside() -> Iterator[None]:
 class HttpLimits:
     max_body_bytes: int
     body_timeout_s: float
+    min_body_bytes_per_s: float
     max_requests_in_flight: int
     max_body_bytes_in_flight: int
     admission_wait_s: float
+    auth_token: str = ""
 
     @classmethod
     def of(cls, settings: HttpSettings) -> HttpLimits:
@@ -90,9 +99,11 @@ class HttpLimits:
         return cls(
             max_body_bytes=int(settings.max_body_mb * MB),
             body_timeout_s=settings.body_timeout_s,
+            min_body_bytes_per_s=settings.min_body_mb_per_s * MB,
             max_requests_in_flight=settings.max_requests_in_flight,
             max_body_bytes_in_flight=int(settings.max_body_mb_in_flight * MB),
             admission_wait_s=settings.admission_wait_s,
+            auth_token=settings.auth_token,
         )
 
 
@@ -102,9 +113,12 @@ _REQUEST_LOAD: contextvars.ContextVar[_Load | None] = contextvars.ContextVar("re
 class _Refused(Exception):
     """Answer with this error instead of calling the app; the connection is closed (its body may be unread)."""
 
-    def __init__(self, status: int, error: str, loc: str, kind: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, status: int, error: str, loc: str | list[str], kind: str, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(error)
-        self.status, self.error, self.loc, self.kind = status, error, loc, kind
+        self.status, self.error, self.kind = status, error, kind
+        self.loc = [loc] if isinstance(loc, str) else loc
         self.headers = {"Connection": "close"} | (headers or {})
 
 
@@ -216,8 +230,10 @@ class RequestGuard:
         request_seconds: Histogram,
         known_paths: frozenset[str],
         logger: logging.Logger,
+        auth_hint: str = "send `Authorization: Bearer <token>`",
     ) -> None:
         self.app = app
+        self.auth_hint = auth_hint
         self.limits = limits
         self.load = _Load(limits)
         self.requests = requests
@@ -236,7 +252,7 @@ class RequestGuard:
             await self._guarded(scope, receive, exchange)
             status = exchange.status or 500
         except _Refused as refusal:
-            detail = one_detail([refusal.loc], refusal.error, refusal.kind)
+            detail = one_detail(refusal.loc, refusal.error, refusal.kind)
             await send_error(exchange.send, refusal.status, refusal.error, detail, refusal.headers)
             status = refusal.status
         except _ClientGone:
@@ -253,9 +269,26 @@ class RequestGuard:
         declared = _content_length(scope)
         if declared is not None and declared > self.limits.max_body_bytes:
             raise _too_large(self.limits.max_body_bytes)
+        if _has_both_framings(scope):
+            raise _Refused(
+                400,
+                "header.transfer-encoding: a request with both Transfer-Encoding and Content-Length is ambiguous "
+                "(request smuggling behind proxies); send one of them",
+                ["header", "transfer-encoding"],
+                "ambiguous_length",
+            )
         if scope["method"] in ("GET", "HEAD"):  # probes and metrics: never shed, so a shedding server looks alive
             await self._call_app(scope, await self._read_body(receive, None), receive, exchange)
             return
+        if self.limits.auth_token and not bearer_token_matches(scope, self.limits.auth_token):
+            # Before admission and before a byte of the body: an unauthorised client holds none of the budget.
+            raise _Refused(
+                401,
+                f"header.authorization: missing or wrong bearer token; {self.auth_hint}",
+                ["header", "authorization"],
+                "unauthorized",
+                {"WWW-Authenticate": "Bearer"},
+            )
         await self.load.admit()
         claim, started = _Claim(self.load), time.perf_counter()
         try:
@@ -271,31 +304,42 @@ class RequestGuard:
             self.load.done(claim.held, time.perf_counter() - started)
 
     async def _read_body(self, receive: Receive, streamed: _Claim | None) -> bytes:
-        """The whole body, within the size limit and the body timeout; `streamed` claims a chunked body's bytes."""
+        """The whole body, within the size limit, the body timeout and the minimum rate; `streamed` claims a
+        chunked body's bytes."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         chunks, size = [], 0
-        try:
-            async with asyncio.timeout(self.limits.body_timeout_s):
-                while True:
-                    message = await receive()
-                    if message["type"] == "http.disconnect":
-                        raise _ClientGone
-                    chunk = message.get("body", b"")
-                    size += len(chunk)
-                    if size > self.limits.max_body_bytes:
-                        raise _too_large(self.limits.max_body_bytes)
-                    if streamed is not None:
-                        streamed.take(len(chunk))
-                    chunks.append(chunk)
-                    if not message.get("more_body", False):
-                        return b"".join(chunks)
-        except TimeoutError:
-            raise _Refused(
-                408,
-                f"body: the request body did not arrive within {self.limits.body_timeout_s:g} s ({size} bytes came);"
-                " send it faster or in smaller requests",
-                "body",
-                "timeout",
-            ) from None
+        while True:
+            # By when the next chunk must have come: the body timeout, and the minimum rate after its grace.
+            due = self.limits.body_timeout_s
+            if self.limits.min_body_bytes_per_s > 0:  # 0: no minimum rate
+                due = min(due, _BODY_RATE_GRACE_S + size / self.limits.min_body_bytes_per_s)
+            try:
+                message = await asyncio.wait_for(receive(), started + due - loop.time())
+            except TimeoutError:
+                raise self._too_slow(size, loop.time() - started) from None
+            if message["type"] == "http.disconnect":
+                raise _ClientGone
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limits.max_body_bytes:
+                raise _too_large(self.limits.max_body_bytes)
+            if streamed is not None:
+                streamed.take(len(chunk))
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    def _too_slow(self, size: int, waited_s: float) -> _Refused:
+        rate = self.limits.min_body_bytes_per_s / MB
+        return _Refused(
+            408,
+            f"body: the request body did not arrive in time ({size} bytes in {waited_s:.1f} s; the limits are "
+            f"{self.limits.body_timeout_s:g} s for the whole body and {rate:g} MB/s after the first "
+            f"{_BODY_RATE_GRACE_S:g} s); send it faster or in smaller requests",
+            "body",
+            "timeout",
+        )
 
     async def _call_app(self, scope: Scope, body: bytes, receive: Receive, exchange: _Exchange) -> None:
         """Run the app on `body`; if the client disconnects before the answer is complete, cancel it."""
@@ -339,6 +383,18 @@ class _Claim:
 
 def _too_large(limit: int) -> _Refused:
     return _Refused(413, f"body: the request body exceeds {limit} bytes; send smaller requests", "body", "too_large")
+
+
+def bearer_token_matches(scope: Scope, token: str) -> bool:
+    """Whether the request's `Authorization` header is `Bearer <token>`, the scheme in any case (RFC 9110 11.1)."""
+    supplied = next((value for name, value in scope["headers"] if name == b"authorization"), b"")
+    scheme, _, credentials = supplied.strip().partition(b" ")
+    return scheme.lower() == b"bearer" and secrets.compare_digest(credentials.strip(), token.encode())
+
+
+def _has_both_framings(scope: Scope) -> bool:
+    names = {name for name, _ in scope["headers"]}
+    return b"transfer-encoding" in names and b"content-length" in names
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -22,6 +22,9 @@ class HttpSettings:
     max_body_mb: float = 64.0  # larger request bodies -> 413
     # A body not fully received within this -> 408: 64 MB at 10 Mbit/s takes ~50 s; trainers on a LAN take < 1 s.
     body_timeout_s: float = 60.0
+    # ...and after its first 5 s it must keep arriving at this rate (MB/s), else 408: a client that trickles a
+    # large declared body cannot hold its share of max_body_mb_in_flight for the whole body_timeout_s.
+    min_body_mb_per_s: float = 0.5
     # Work requests (POST) read or graded at once; beyond -> 503 + Retry-After. 64 trainer ranks x 4 batches each.
     max_requests_in_flight: int = 256
     # A request beyond that cap waits this long for a slot before its 503: a burst of per-sample requests
@@ -42,6 +45,9 @@ class HttpSettings:
     # above the longest batch or sandbox run. Keep the orchestrator's grace period (Kubernetes
     # terminationGracePeriodSeconds, compose stop_grace_period) a few seconds above it.
     drain_s: float = 60.0
+    # When set, work requests (anything but GET/HEAD) need `Authorization: Bearer <token>` (the scheme in any case,
+    # RFC 9110), checked from the headers before a byte of the body is read or counted: 401 otherwise.
+    auth_token: str = ""
 
 
 T = TypeVar("T")

@@ -268,6 +268,7 @@ def test_program_prepends_the_prompt_or_the_call_imports() -> None:
         ({"inputs": ["1"], "outputs": ["1"], "time_limit": 0}, "reference.time_limit: expected a positive number"),
         ({"inputs": ["1"], "outputs": ["1"], "time_limit": "2s"}, "reference.time_limit"),
         ({"inputs": ["1"], "outputs": ["1"], "memory_limit": -5}, "reference.memory_limit"),
+        ({"inputs": ["1"], "outputs": ["1"], "memory_limit": 4000}, "reference.memory_limit: 4000 MB a test is more"),
         ({"inputs": ["1"], "outputs": ["1"], "total_time_limit": True}, "reference.total_time_limit"),
         ({"inputs": ["1"], "outputs": ["1"], "float_tolerance": -1}, "reference.float_tolerance"),
         ({"inputs": ["1"], "outputs": ["1"], "case_sensitive": "no"}, "reference.case_sensitive: expected true"),

@@ -27,6 +27,7 @@ from trainer_client import RewardClient, RewardServiceError
 
 MB = 1024 * 1024
 HEADER_TIMEOUT_S = 2
+TOKEN = "s3cret"
 
 
 # Math the service once took its whole deadline on (issue 8, item 4) it now decides in under a second: a program
@@ -101,6 +102,13 @@ if __name__ == "__main__":
 
 
 @pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
+    """A token, and the default body timeout (60 s) and minimum body rate (0.5 MB/s after 5 s)."""
+    with LocalServer(tmp_path_factory.mktemp("guarded"), REWARD_API_WORKERS="1", REWARD_API_AUTH_TOKEN=TOKEN) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
 def faulty(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
     folder = tmp_path_factory.mktemp("faulty")
     (folder / "faulty_app.py").write_text(FAULTY_APP)
@@ -126,10 +134,10 @@ def raw_request(server: LocalServer, head: bytes) -> socket.socket:
     return sock
 
 
-def post_head(path: str, length: int) -> bytes:
+def post_head(path: str, length: int, extra: str = "") -> bytes:
     return (
         f"POST {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {length}\r\n\r\n"
+        f"{extra}Content-Length: {length}\r\n\r\n"
     ).encode()
 
 
@@ -183,9 +191,61 @@ def test_slow_body_gets_408_and_the_connection_closes(reward: LocalServer) -> No
     status, headers, body = read_answer(sock)  # the remaining 990 bytes never come
     assert status == 408 and headers["connection"] == "close"
     error = json.loads(body)
-    assert error["error"].startswith("body: the request body did not arrive within 2 s")
+    assert error["error"].startswith("body: the request body did not arrive in time (11 bytes in 2.0 s")
     assert error["detail"][0]["type"] == "timeout"
     assert metric(reward, "reward_requests_total", code="408", endpoint="/v1/rewards") >= 1
+
+
+def test_declared_bodies_that_never_come_lose_the_budget_at_the_minimum_rate(guarded: LocalServer) -> None:
+    """Two sockets declaring 64 MB each hold the whole 128 MB in flight; they are cut off once their rate falls
+    below the minimum (5 s), not after the 60 s body timeout, and the service takes other bodies again."""
+    auth = f"Authorization: Bearer {TOKEN}\r\n"
+    started = time.monotonic()
+    holders = [raw_request(guarded, post_head("/v1/rewards", 64 * MB, auth)) for _ in range(2)]
+    time.sleep(0.5)
+    with guarded.client() as client:
+        shed = client.post("/v1/rewards", json=SMALL, headers={"Authorization": f"Bearer {TOKEN}"})
+    assert shed.status_code == 503, shed.text  # the budget is theirs while they are within the rate's grace
+    for sock in holders:
+        status, _, body = read_answer(sock)
+        assert status == 408 and "MB/s after the first 5 s" in json.loads(body)["error"]
+    assert time.monotonic() - started < 30, "cut off by the 60 s body timeout, not the minimum rate"
+    with guarded.client() as client:
+        again = client.post("/v1/rewards", json=SMALL, headers={"Authorization": f"Bearer {TOKEN}"})
+    assert again.status_code == 200, again.text
+
+
+def test_an_unauthorised_request_is_refused_from_its_headers_and_holds_no_budget(guarded: LocalServer) -> None:
+    """No body byte is awaited before the 401, and declared bodies without the token take nothing from others."""
+    strangers = [raw_request(guarded, post_head("/v1/rewards", 64 * MB)) for _ in range(3)]  # 192 MB declared
+    for sock in strangers:
+        status, headers, body = read_answer(sock)  # answered though not a byte of the body was sent
+        assert status == 401 and headers["www-authenticate"] == "Bearer", body
+        assert json.loads(body)["detail"][0]["loc"] == ["header", "authorization"]
+    with guarded.client() as client:
+        for scheme in ("Bearer", "bearer", "BEARER"):  # RFC 9110: the scheme is case-insensitive
+            answer = client.post("/v1/rewards", json=SMALL, headers={"Authorization": f"{scheme} {TOKEN}"})
+            assert answer.status_code == 200, (scheme, answer.text)
+        assert client.post("/v1/rewards", json=SMALL, headers={"Authorization": "Basic s3cret"}).status_code == 401
+
+
+def test_a_request_with_both_transfer_encoding_and_content_length_is_a_400(reward: LocalServer) -> None:
+    """Two framings are how requests are smuggled past a proxy that reads the other one."""
+    body = json.dumps(SMALL).encode()
+    chunked = f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
+    sock = raw_request(reward, post_head("/v1/rewards", len(chunked), "Transfer-Encoding: chunked\r\n") + chunked)
+    status, _, answer = read_answer(sock)
+    assert status == 400, answer
+    assert json.loads(answer)["detail"][0]["loc"] == ["header", "transfer-encoding"]
+
+
+def test_a_json_integer_too_long_to_read_is_a_400_saying_so(reward: LocalServer) -> None:
+    body = b'{"items": [{"task": "math", "completion": "x", "reference": ' + b"7" * 5000 + b"}]}"
+    with reward.client() as client:
+        answer = client.post("/v1/rewards", content=body, headers={"content-type": "application/json"})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["detail"][0]["type"] == "integer_too_long"
+    assert "send a long integer as a string" in answer.json()["error"]
 
 
 def test_open_connections_are_capped_with_503(shedding: LocalServer) -> None:

@@ -547,6 +547,7 @@ def test_improvements_over_math_verify(answer: str, reference: str, ours: int, t
         ("\\boxed{\ud800}", "5"),
         ("\\boxed{1/0}", "1"),
         ("\\boxed{12:00}", "1:00"),
+        ("\\boxed{" + "7" * 20_000 + "}", "7" * 19_999 + "8"),
     ],
 )
 def test_pathological_inputs_score_zero_quickly(completion: str, reference: str) -> None:
@@ -565,6 +566,8 @@ def test_pathological_inputs_score_zero_quickly(completion: str, reference: str)
         ("x" * 1_000_000 + " \\boxed{5}", "5"),
         ("\\boxed{12:00}", "12:00"),
         ("\\boxed{\\sum_{k=1}^{10} k}", "55"),
+        ("\\boxed{" + "7" * 20_000 + "}", "7" * 20_000),  # longer than a box that never closes may be
+        ("\\boxed{" + "7" * 16_000 + "}.", "+" + "7" * 16_000),
     ],
 )
 def test_large_but_fine_inputs_still_grade(completion: str, reference: str) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from reward_api.config import Config
 from reward_api.graders.math_verifier import MAX_QUESTION_CHARS, endpoint, parse_verdict, verifier_prompt, verify
 from reward_api.local import LocalServer
 from reward_api.profiles import MathVerifierSettings
@@ -232,7 +233,10 @@ def test_a_malformed_verifier_is_a_422_naming_the_field(service: LocalServer, se
     assert first["loc"][-4:] == ["profile", "math", "verifier", field], first
 
 
-@pytest.mark.parametrize("base_url", ["http://169.254.169.254", "http://127.0.0.1.example.com:8000", "http://hx"])
+@pytest.mark.parametrize(
+    "base_url",
+    ["http://169.254.169.254", "http://127.0.0.1.example.com:8000", "http://hx", "http://h:1@169.254.169.254"],
+)
 def test_a_verifier_server_the_operator_did_not_list_is_a_422(service: LocalServer, base_url: str) -> None:
     with service.client() as client:
         response = client.post("/v1/rewards", json={"items": [item("5")], "profile": profile(base_url)})
@@ -240,6 +244,45 @@ def test_a_verifier_server_the_operator_did_not_list_is_a_422(service: LocalServ
     [problem] = response.json()["detail"]
     assert problem["loc"] == ["body", "profile", "math", "verifier", "base_url"], problem
     assert "REWARD_API_MATH_VERIFIER_URLS" in problem["msg"]
+
+
+VERIFIER_URLS = "http://verifier.invalid:8000, http://127.0.0.1, https://api.example.com/team/v1"
+
+
+@pytest.mark.parametrize(
+    "base_url, allowed",
+    [
+        ("http://verifier.invalid:8000", True),
+        ("http://VERIFIER.invalid:8000/", True),
+        ("http://verifier.invalid:8000/v1", True),
+        ("http://verifier.invalid:8001", False),
+        ("http://verifier.invalid", False),  # port 80, not the listed 8000
+        ("https://verifier.invalid:8000", False),
+        ("http://verifier.invalid:8000@127.0.0.2:8399", False),  # user info: the host is 127.0.0.2
+        ("http://verifier.invalid:1@127.0.0.1:8399", False),  # a listed host, but never with user info
+        ("http://verifier.invalid:8000.evil.example", False),
+        ("http://verifier.invalid:8000?next=http://x", False),
+        ("http://verifier.invalid:8000#x", False),
+        ("http://127.0.0.1:8399", True),  # listed without a port: every port
+        ("http://127.0.0.1", True),
+        ("http://127.0.0.10", False),
+        ("https://api.example.com/team/v1", True),
+        ("https://api.example.com/team/v1/", True),
+        ("https://api.example.com/team/v10", False),
+        ("https://api.example.com/other", False),
+        ("https://api.example.com:443/team/v1", True),
+        ("http://[::1]:80", False),
+        ("not a url", False),
+    ],
+)
+def test_the_verifier_allow_list_compares_parsed_urls(base_url: str, allowed: bool) -> None:
+    assert Config(math_verifier_urls=VERIFIER_URLS).allows_verifier(base_url) is allowed
+
+
+@pytest.mark.parametrize("entry", ["verifier:8000", "http://u:p@verifier:8000", "ftp://verifier", "http://v?x=1"])
+def test_a_verifier_url_the_service_could_not_compare_stops_its_start(entry: str) -> None:
+    with pytest.raises(ValueError, match="REWARD_API_MATH_VERIFIER_URLS"):
+        Config.from_env({"REWARD_API_MATH_VERIFIER_URLS": f"http://ok, {entry}"})
 
 
 def test_the_verifiers_timeout_is_cut_to_what_the_items_deadline_leaves(silent: SilentServer) -> None:

@@ -144,6 +144,7 @@ def test_parallel_tests_keep_their_output() -> None:
         (_request({"kind": "fuzz", "tests": []}), "suite: Input tag 'fuzz'"),
         (_request(limits={"time_s": -1}), "limits.time_s: Input should be greater than 0"),
         (_request(limits={"time": 1}), "limits.time: Extra inputs"),
+        (_request(limits={"memory_mb": 4000}), "limits.memory_mb: Input should be less than or equal to 2048"),
         (_request({"kind": "assert", "tests": [{"code": "1"}]}, language="cpp"), "suite: Value error, assert suites"),
     ],
 )
@@ -257,6 +258,9 @@ def test_run_code_languages_sandboxfusion_knows_but_we_do_not_run(sandbox: Local
         missing = client.post("/run_code", json={"language": "python"})
     assert unknown.status_code == 422 and unknown.json()["error"].startswith("language")
     assert missing.status_code == 422 and missing.json()["error"].startswith("code")
+    with sandbox.client() as client:
+        greedy = client.post("/run_code", json={"code": "x", "language": "python", "memory_limit_MB": 10**9})
+    assert greedy.status_code == 422 and greedy.json()["error"].startswith("memory_limit_MB"), greedy.text
 
 
 VERL_WRAPPER = """

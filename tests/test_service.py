@@ -121,6 +121,22 @@ def test_invalid_unicode_escapes_are_graded_not_refused(server: Server) -> None:
     assert result["status"] == "ok" and result["reward"] == 1.0
 
 
+def test_a_lone_surrogate_in_one_items_id_or_group_fails_only_that_echo(server: Server) -> None:
+    """The id and group are echoed or hashed: they encode as U+FFFD, and the other items of the batch stand."""
+    good = '{"task": "math", "completion": "\\\\boxed{4}", "reference": "4"}'
+    odd = '{"id": "q\\ud800", "group": "g\\udfff", "task": "math", "completion": "\\\\boxed{4}", "reference": "4"}'
+    unparsed = '{"id": "r\\ud800", "task": "math", "completion": 7}'
+    flag_size = '{"task": "math", "completion": "4", "reference": "4", "group": "h", "group_size": true}'
+    body = '{"items": [' + ", ".join([good, odd, unparsed, flag_size, good]) + "]}"
+    with server.client() as client:
+        response = client.post("/v1/rewards", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 200, response.text
+    results = response.json()["results"]
+    assert [r["status"] for r in results] == ["ok", "ok", "invalid", "invalid", "ok"]
+    assert "group_size" in json.dumps(results[3]["details"])
+    assert (results[1]["id"], results[2]["id"]) == ("q\ufffd", "r\ufffd")
+
+
 PATHOLOGICAL = [
     "\\boxed{10^{10^{10^{10^{10}}}}}",
     "\\boxed{9^{9^{9^{9^{9}}}}}",

@@ -35,7 +35,7 @@ from typing import Any
 
 from reward_api.graders.base import InvalidItem
 from reward_api.profiles import CodeSettings
-from sandbox.executor import Limits
+from sandbox.executor import MAX_TEST_MEMORY_MB, Limits
 from sandbox.files import from_base64, sandbox_path
 from sandbox.judge import AssertTest, CallTest, Comparison, ProgramTest, StdioTest, TestSuite
 from sandbox.languages import LanguageError, get_language
@@ -97,7 +97,7 @@ def parse_reference(reference: object, settings: CodeSettings, max_run_s: float 
         raise InvalidItem(f"reference.language: {suite.kind} tests run Python only, got {language!r}")
     limits = Limits(
         time_s=_number(ref, "time_limit", settings.time_limit_s),
-        memory_mb=math.ceil(_number(ref, "memory_limit", settings.memory_limit_mb)),
+        memory_mb=_memory_mb(ref, settings),
         total_s=run_budget_s(ref, settings, max_run_s),
     )
     files = _files(ref.get("files", {}))
@@ -379,6 +379,14 @@ def _number(options: dict[str, Any], key: str, default: float, allow_zero: bool 
         sign = "non-negative" if allow_zero else "positive"
         raise InvalidItem(f"reference.{key}: expected a {sign} number below {MAX_NUMBER:g}, got {value!r}")
     return float(value)
+
+
+def _memory_mb(ref: dict[str, Any], settings: CodeSettings) -> int:
+    memory_mb = math.ceil(_number(ref, "memory_limit", settings.memory_limit_mb))
+    if memory_mb > MAX_TEST_MEMORY_MB:
+        field = "reference.memory_limit" if "memory_limit" in ref else "profile code.memory_limit_mb"
+        raise InvalidItem(f"{field}: {memory_mb} MB a test is more than the {MAX_TEST_MEMORY_MB} MB the sandbox allows")
+    return memory_mb
 
 
 def _flag(options: dict[str, Any], key: str, default: bool) -> bool:

@@ -35,8 +35,10 @@ from itertools import pairwise
 THINK_CLOSE = "</think>"
 # The `####` marker, phrases and plain expressions are looked for in this many trailing characters only.
 TAIL_CHARS = 8000
-# A box whose closing brace is not found within this many characters is cut here: room for a 30x30
-# matrix of fractions, or an integer of 4,000 digits with separators.
+# A box that never closes (a truncated completion) is cut here, and a box joins the one after it only
+# if it starts within this many characters: room for a 30x30 matrix of fractions, or an integer of 4,000
+# digits with separators. A box that closes is read whole, however long: cutting it would score a long
+# right answer 0.
 MAX_BOX_CHARS = 16_000
 # At most this many adjacent boxes are joined into one answer.
 MAX_JOINED_BOXES = 20
@@ -175,7 +177,7 @@ def _box_before(text: str, limit: int, lower: int = 0) -> tuple[int, str, int] |
 
 def _closing_brace(text: str, open_pos: int) -> int | None:
     depth = 0
-    for match in _BRACE.finditer(text, open_pos, min(len(text), open_pos + MAX_BOX_CHARS)):
+    for match in _BRACE.finditer(text, open_pos):
         if match.group() == "{":
             depth += 1
         elif match.group() == "}":
