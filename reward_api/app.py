@@ -157,7 +157,7 @@ def create_app(config: Config | None = None) -> FastAPI:
         computed over the samples that came, at once when they are all in, instead of after the group wait."""
         profile = profile_or_422(body.profile, ["body", "profile"])
         for withdrawal in body.groups:
-            engine.withdraw(withdrawal.group, withdrawal.group_size, withdrawal.samples, profile)
+            await engine.withdraw(withdrawal.group, withdrawal.group_size, withdrawal.samples, profile)
         return WithdrawResponse(withdrawn=sum(withdrawal.samples for withdrawal in body.groups))
 
     @app.post(

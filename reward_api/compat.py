@@ -95,11 +95,13 @@ def openrlhf_items(
 def grouped(item: dict[str, Any], prompt: str | None, group_size: int | None) -> dict[str, Any]:
     """`item` in its prompt's group, where the protocol names no group (OpenRLHF's queries, slime's --rm-url):
     the samples of one prompt, `group_size` of them in all when given (reward_api/groups.py completes the group
-    across requests)."""
+    across requests). A label's own `group_size` wins over the URL's: one URL serves training and evaluation,
+    and an eval set whose labels say `"group_size": 4` (OpenRLHF's `--eval.n_samples_per_prompt`) is answered
+    when its 4 samples are in, not after the wait for 8."""
     if prompt and prompt.strip() and "group" not in item:
         item["group"] = "prompt:" + hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()[:24]
     if group_size is not None and "group" in item:
-        item["group_size"] = group_size
+        item.setdefault("group_size", group_size)
     return item
 
 

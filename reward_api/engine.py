@@ -44,6 +44,7 @@ from reward_api.graders.length import (
 )
 from reward_api.graders.thought import thought_is_empty
 from reward_api.grading import TASKS, ItemJob, SandboxConfig, TextGrades, grade_text, looks_costly
+from reward_api.group_relay import GroupRelay
 from reward_api.groups import GroupAssembler, Member, Outcome
 from reward_api.metrics import Metrics
 from reward_api.pool import SOFT_FRACTION, CallOutcome, WorkerPool
@@ -184,6 +185,8 @@ class RewardEngine:
             children_calls=config.code_calls,
         )
         self.groups = GroupAssembler(config.group_wait_s, _kimi_values)
+        # Groups split between replicas meet at one through the shared cache's Redis (reward_api/group_relay.py).
+        self.relay = GroupRelay(self.groups, config.cache_redis_url, self.metrics) if config.cache_redis_url else None
         self.metrics.groups_waiting.set_function(lambda: self.groups.in_progress)
         self.metrics.slow_calls.set_function(lambda: self.pool.slow)
         self.metrics.cache_bytes.set_function(lambda: self.cache.lru.bytes)
@@ -198,8 +201,12 @@ class RewardEngine:
     async def start(self) -> None:
         await self.cache.start()  # first: a shared cache that cannot be bounded stops the start before any worker
         await self.pool.start()
+        if self.relay is not None:
+            await self.relay.start()
 
     async def close(self) -> None:
+        if self.relay is not None:
+            await self.relay.close()
         await self.pool.close()
         await self.cache.close()
 
@@ -433,11 +440,12 @@ class RewardEngine:
                     graded[i].group = {"members": len(members), "expected": None, "formed": "request"}
                     self.metrics.group_items.labels("request").inc()
         sized = [i for i, g in enumerate(graded) if g.item is not None and g.item.group_size is not None]
-        profile_key = profile.model_dump_json()
+        profile_json = profile.model_dump_json()
+        join = self.groups.join if self.relay is None else self.relay.join
         with set_aside():  # waiting for other requests' samples is not work: it must not keep them out
             outcomes = await asyncio.gather(*(
-                self.groups.join(
-                    (profile_key, _KEY_JSON(graded[i].item.group)),  # the key `withdraw` names too
+                join(
+                    _group_key(profile_json, graded[i].item.group),
                     graded[i].item.group_size,
                     _member(graded[i], profile),
                     group_wait_s,
@@ -458,11 +466,14 @@ class RewardEngine:
                 group, outcome.formed, outcome.members, outcome.expected, self.groups.bound(group_wait_s),
             )  # fmt: skip
 
-    def withdraw(self, group: str | int, group_size: int, samples: int, profile: Profile) -> None:
+    async def withdraw(self, group: str | int, group_size: int, samples: int, profile: Profile) -> None:
         """`samples` of a group will not come (aborted, filtered out): it completes over the others."""
-        group_key = _KEY_JSON(group)
-        self.groups.withdraw((profile.model_dump_json(), group_key), group_size, samples)
-        log.info("group %s: %d of its %d samples withdrawn", group_key, samples, group_size)
+        key = _group_key(profile.model_dump_json(), group)
+        if self.relay is None:
+            self.groups.withdraw(key, group_size, samples)
+        else:
+            await self.relay.withdraw(key, group_size, samples)
+        log.info("group %s: %d of its %d samples withdrawn", _KEY_JSON(group), samples, group_size)
 
     def _result(self, graded: _Graded, lengths: dict[str, float], profile: Profile, names: list[str]) -> RewardResult:
         item_id = graded.item.id if graded.item else graded.item_id
@@ -619,6 +630,12 @@ def _member(graded: _Graded, profile: Profile) -> Member:
     """A group member; the same completion sent twice (padding, a retry) is the same sample."""
     assert graded.item is not None
     return Member(digest(graded.item.completion, str(graded.tokens)).hex(), graded.tokens, _correct(graded, profile))
+
+
+def _group_key(profile_json: str, group: str | int) -> str:
+    """A group across requests and replicas: its name under one profile (the same name under another profile is
+    another group), hashed to a fixed size."""
+    return digest(profile_json, _KEY_JSON(group)).hex()
 
 
 def _kimi_values(members: Sequence[Member]) -> list[float]:

@@ -26,6 +26,21 @@ class Metrics:
             ["outcome"],
             registry=r,
         )
+        self.group_relayed = Counter(
+            "reward_group_relayed",
+            "Samples of groups split between replicas (shared through Redis): sent to the group's owner replica "
+            "(sent), or joined here for another replica (served)",
+            ["direction"],
+            registry=r,
+        )
+        self.group_relay_errors = Counter(
+            "reward_group_relay_errors",
+            "Groups shared through Redis: what failed (claim, publish, listen, take_over, decode; no_answer: an owner "
+            "replica did not answer within the sample's bound; owner_gone: an owner replica no longer listened and "
+            "was replaced)",
+            ["op"],
+            registry=r,
+        )
         self.groups_waiting = Gauge("reward_groups_waiting", "Groups waiting for their other samples", registry=r)
         self.grading_seconds = Histogram(
             "reward_item_grading_seconds",

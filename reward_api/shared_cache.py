@@ -28,6 +28,7 @@ from importlib import metadata
 from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
+from prometheus_client import Counter
 from pydantic import TypeAdapter
 from redis.asyncio import Redis
 from redis.asyncio.connection import AbstractConnection
@@ -115,6 +116,50 @@ def redacted(url: str) -> str:
     return parts._replace(netloc=f"{parts.username or ''}:***@{parts.netloc.rpartition('@')[2]}").geturl()
 
 
+class RedisFailures:
+    """What a Redis client of the service failed to do: counted in `counter{op}`, said at most once per
+    LOG_EVERY_S (`consequence` says what it means for grading), and after an outage Redis is left alone for
+    RETRY_AFTER_S, so a dead or hung Redis costs no time per item."""
+
+    def __init__(self, where: str, counter: Counter, logger: logging.Logger, consequence: str) -> None:
+        self.where = where
+        self._counter = counter
+        self._log = logger
+        self._consequence = consequence
+        self._rest_until = 0.0
+        self._outage_logged = False
+        self._log_after = 0.0
+        self._unlogged = 0
+
+    @property
+    def resting(self) -> bool:
+        return time.monotonic() < self._rest_until
+
+    def failed(self, op: str, exc: Exception, rest: bool = False) -> None:
+        self._counter.labels(op).inc()
+        now = time.monotonic()
+        if rest:
+            self._rest_until = now + RETRY_AFTER_S
+        self._unlogged += 1
+        if now < self._log_after:
+            return
+        self._log.warning(
+            "Redis at %s: %s failed (%s: %s); %s; Redis is tried again every %gs (%d failures since the last "
+            "message)",
+            self.where, op, type(exc).__name__, exc, self._consequence, RETRY_AFTER_S, self._unlogged,
+            extra={"redis": self.where, "op": op, "failures": self._unlogged},
+        )  # fmt: skip
+        self._log_after = now + LOG_EVERY_S
+        self._unlogged = 0
+        if rest:
+            self._outage_logged = True  # its end is worth a line too
+
+    def answered(self) -> None:
+        if self._outage_logged:
+            self._log.info("Redis at %s answers again", self.where, extra={"redis": self.where})
+            self._outage_logged = False
+
+
 class SharedCache:
     """A `ResultCache` of text grades: this process's LRU in front of a Redis shared by replicas."""
 
@@ -138,12 +183,11 @@ class SharedCache:
         self._max_value_bytes = max_bytes // VALUE_SHARE
         self._ttl_s = config.cache_redis_ttl_s
         self._prefix = namespace(config)
-        self._get = _Batched(self._get_many)
-        self._set = _Batched(self._set_many, linger_s=PUT_LINGER_S)
-        self._rest_until = 0.0  # after a failure, Redis is left alone until then
-        self._outage_logged = False
-        self._log_after = 0.0
-        self._unlogged = 0
+        self._get = Batched(self._get_many)
+        self._set = Batched(self._set_many, linger_s=PUT_LINGER_S)
+        self._failures = RedisFailures(
+            self._where, metrics.cache_errors, log, "its items are graded here meanwhile (a miss, never an error)"
+        )
 
     async def start(self) -> None:
         """Refuse to start on a Redis that would grow without bound. One not reachable yet is tried again
@@ -153,7 +197,7 @@ class SharedCache:
         except UnboundedRedis as exc:
             raise ValueError(f"REWARD_API_CACHE_REDIS_URL={self._where}: {exc}") from None
         except Exception as exc:  # the service starts without its shared cache and tries it again later
-            self._failed("connect", exc, rest=True)
+            self._failures.failed("connect", exc, rest=True)
             return
         log.info("shared cache ready", extra={"redis": self._where, "namespace": self._prefix.decode()})
 
@@ -162,7 +206,7 @@ class SharedCache:
 
     async def get(self, key: bytes) -> TextGrades | None:
         grades = self.lru.get(key)
-        if grades is not None or self._resting():
+        if grades is not None or self._failures.resting:
             return grades
         raw = await self._get(self._prefix + key.hex().encode())
         if raw is None:
@@ -170,7 +214,7 @@ class SharedCache:
         try:
             grades = decode_grades(raw)
         except ValueError as exc:
-            self._failed("decode", exc)
+            self._failures.failed("decode", exc)
             return None
         self._metrics.cache_shared_hits.inc()
         self.lru.put(key, grades)
@@ -180,67 +224,39 @@ class SharedCache:
         """Kept here (`pickled` as LRUCache.put takes it) and in Redis. Awaited (PUT_LINGER_S and a round trip at
         most): a replica asked for the item after this one answered it finds it."""
         self.lru.put(key, value, pickled)
-        if self._resting():
+        if self._failures.resting:
             return
         try:
             raw = encode_grades(value)
         except (TypeError, ValueError) as exc:  # details a grader filled with something JSON cannot hold
-            self._failed("encode", exc)
+            self._failures.failed("encode", exc)
             return
         if len(raw) <= self._max_value_bytes:
             await self._set((self._prefix + key.hex().encode(), raw))
 
     async def _get_many(self, keys: list[bytes]) -> list[bytes | None]:
-        if self._resting():
+        if self._failures.resting:
             return [None] * len(keys)
         try:
             values = await self._redis.mget(keys)
         except Exception as exc:  # whatever the shared cache does, the item is a miss, never an error
-            self._failed("get", exc, rest=True)
+            self._failures.failed("get", exc, rest=True)
             return [None] * len(keys)
-        self._answered()
+        self._failures.answered()
         return values
 
     async def _set_many(self, entries: list[tuple[bytes, bytes]]) -> list[None]:
-        if not self._resting():  # (again: Redis may have failed while these waited)
+        if not self._failures.resting:  # (again: Redis may have failed while these waited)
             try:
                 async with self._redis.pipeline(transaction=False) as pipe:
                     for key, raw in entries:
                         pipe.set(key, raw, ex=self._ttl_s)
                     await pipe.execute()
             except Exception as exc:  # an answer not shared is only a later miss
-                self._failed("put", exc, rest=True)
+                self._failures.failed("put", exc, rest=True)
             else:
-                self._answered()
+                self._failures.answered()
         return [None] * len(entries)
-
-    def _resting(self) -> bool:
-        return time.monotonic() < self._rest_until
-
-    def _failed(self, op: str, exc: Exception, rest: bool = False) -> None:
-        """Count a miss that Redis caused, and say so at most once per LOG_EVERY_S."""
-        self._metrics.cache_errors.labels(op).inc()
-        now = time.monotonic()
-        if rest:
-            self._rest_until = now + RETRY_AFTER_S
-        self._unlogged += 1
-        if now < self._log_after:
-            return
-        log.warning(
-            "shared cache at %s: %s failed (%s: %s); its items are graded here meanwhile, and Redis is tried "
-            "again every %gs (%d failures since the last message)",
-            self._where, op, type(exc).__name__, exc, RETRY_AFTER_S, self._unlogged,
-            extra={"redis": self._where, "op": op, "failures": self._unlogged},
-        )  # fmt: skip
-        self._log_after = now + LOG_EVERY_S
-        self._unlogged = 0
-        if rest:
-            self._outage_logged = True  # its end is worth a line too
-
-    def _answered(self) -> None:
-        if self._outage_logged:
-            log.info("shared cache at %s answers again", self._where, extra={"redis": self._where})
-            self._outage_logged = False
 
 
 class _Bound:
@@ -282,7 +298,7 @@ def _info_fields(info: bytes | str) -> dict[str, str]:
     return dict(line.split(":", 1) for line in text.splitlines() if ":" in line and not line.startswith("#"))
 
 
-class _Batched(Generic[T, R]):
+class Batched(Generic[T, R]):
     """Calls made while a round trip is on its way wait for the next one, together: a batch of 4,096 items
     costs a few round trips on one connection, not 4,096 connections or round trips.
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import json
 import logging
 import re
 import unicodedata
@@ -43,6 +44,7 @@ from transformers import PreTrainedTokenizerFast
 import trainer_client.adapters.openrlhf
 from reward_api.graders.length import estimate_num_tokens
 from reward_api.local import LocalServer
+from tests.scrape import metric
 from trainer_client.adapters import slime
 from trainer_client.adapters.common import FAILURES
 
@@ -221,6 +223,24 @@ def test_kimi_length_rewards_over_a_prompts_samples_called_one_by_one(remote: Ca
     assert len(set(expected)) > 2
     outputs = rollout(remote("kimi", group_size=4), tokenizer, prompt, "4", KIMI_RESPONSES)
     assert [output["reward"][0] for output in outputs] == pytest.approx(expected)  # one reward per sample
+
+
+@both_paths
+def test_an_eval_set_whose_labels_give_their_group_size_is_answered_without_the_training_wait(
+    remote: Callable, server: LocalServer
+) -> None:
+    """OpenRLHF evaluates with `--eval.n_samples_per_prompt` 4 through the training URL (`group_size` 8) and sends
+    nothing that tells eval apart: eval labels that carry `"group_size": 4` are answered when the 4 are in, over
+    the 4, as a whole group, instead of `partial` after the 90 s group wait."""
+    tokenizer = chat_tokenizer(QWEN)
+    prompt = openrlhf_prompt(tokenizer, "An eval set's question: what is 2 + 2 ?")
+    lengths = [estimate_num_tokens(response) for response in KIMI_RESPONSES]
+    expected = [kimi_reward(i in (0, 1), n, lengths) for i, n in enumerate(lengths)]
+    label = json.dumps({"reference": "4", "group_size": len(KIMI_RESPONSES)})  # a string, as a dataset column
+    whole_before = metric(server, "reward_group_items_total", outcome="complete")
+    outputs = rollout(remote("kimi", group_size=8), tokenizer, prompt, label, KIMI_RESPONSES)
+    assert [output["reward"][0] for output in outputs] == pytest.approx(expected)
+    assert metric(server, "reward_group_items_total", outcome="complete") - whole_before == len(KIMI_RESPONSES)
 
 
 @both_paths

@@ -234,6 +234,21 @@ def check_first_request(block: Block, request: pytest.FixtureRequest) -> None:
     assert_shows(json.loads(example("first-request-answer").text), json.loads(answer))
 
 
+def check_eval_labels(block: Block, request: pytest.FixtureRequest) -> None:
+    """The labels the block writes make a group of 4 through a URL that says 8: answered over the 4 at once (the
+    request's timeout is far under the 90 s group wait), each right sample rewarded."""
+    namespace: dict[str, Any] = {}
+    exec(block.text, namespace)  # the README's own code
+    [row] = namespace["eval_rows"]
+    server: LocalServer = request.getfixturevalue("server")
+    responses = ["\\boxed{4}", "so \\boxed{4}", "\\boxed{5}", "maybe \\boxed{3}"]
+    body = {"query": [row["input"] + r for r in responses], "prompts": [row["input"]] * 4, "labels": [row["label"]] * 4}
+    with server.client(timeout=30) as client:
+        answer = client.post("/get_reward?profile=kimi&group_size=8", json=body)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["scores"] == [1.0, 1.0, 0.0, 0.0]
+
+
 def check_inline_profile(block: Block, request: pytest.FixtureRequest) -> None:
     """The service takes the inline profile; sections merge field by field into the preset's, weights replace."""
     profile = json.loads(block.text)["profile"]
@@ -445,6 +460,7 @@ HANDLERS: dict[str, Handler] = {
     "install-client": check_install_client,
     "first-request": check_first_request,
     "inline-profile": check_inline_profile,
+    "eval-labels": check_eval_labels,
     "grade-file": check_grade_file,
     "sandbox-serve": check_sandbox_serve,
     "judge-request": check_judge_request,
