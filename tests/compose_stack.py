@@ -31,7 +31,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -42,7 +41,7 @@ from typing import Any
 import httpx
 import yaml
 
-from reward_api.local import free_port
+from reward_api.local import free_port, server_python
 
 REPO = Path(__file__).resolve().parents[1]
 COMPOSE_FILE = REPO / "docker-compose.yml"
@@ -61,9 +60,9 @@ def _program(argv: Sequence[str]) -> list[str]:
     """A compose command as this machine runs it (the images put these programs on PATH)."""
     program, *args = argv
     if program == "python3":
-        local = sys.executable
+        local = server_python()
     elif program == "reward-api":
-        local = str(Path(sys.executable).with_name("reward-api"))
+        local = str(Path(server_python()).with_name("reward-api"))
     elif program == "haproxy":
         # Debian puts haproxy in /usr/sbin, which an unprivileged PATH may lack.
         local = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin")

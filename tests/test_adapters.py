@@ -1,8 +1,8 @@
 """Adapters, called the way each framework calls them, against the real reward service.
 
 TRL installs on CPU, so its adapter runs inside a real GRPOTrainer step. verl's own code
-drives its adapter in tests/test_verl_compat.py, OpenRLHF's and slime's in
-tests/test_openrlhf_slime_compat.py.
+drives its adapter in tests/frameworks/verl/test_verl_compat.py, OpenRLHF's and slime's in
+tests/frameworks/openrlhf/test_openrlhf_slime_compat.py.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Each "replica" here is a GroupRelay over a GroupAssembler of its own, in one event loop: the relay's logic without
 HTTP. Every case compares with one assembler that got the whole group (tests/test_groups.py proves that one).
-The frameworks' own calling code against replicas is in tests/test_groups_across_replicas.py.
+The frameworks' own calling code against replicas is in tests/frameworks/openrlhf/test_groups_across_replicas.py.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import pytest
 from reward_api.group_relay import GroupRelay
 from reward_api.groups import GroupAssembler, Outcome
 from reward_api.metrics import Metrics
+from tests.redis_process import RedisProcess
 from tests.test_groups import kimi, run, sample
-from tests.test_shared_cache import RedisProcess
 
 
 @pytest.fixture

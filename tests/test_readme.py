@@ -38,6 +38,7 @@ from reward_api.config import Config
 from reward_api.local import LocalServer, free_port
 from reward_api.profiles import PRESETS, ProfileOverride, resolve_profile
 from sandbox.cgroups import host_version
+from tests.frameworks import framework_python
 from trainer_client.config import load_config
 
 REPO = Path(__file__).resolve().parent.parent
@@ -310,36 +311,6 @@ def check_languages(block: Block, request: pytest.FixtureRequest) -> None:
     assert available == table and all(entry["version"] for entry in entries if entry["available"])
 
 
-def verl_config(text: str) -> Any:
-    """verl's own Hydra config with a `main_ppo` block's overrides, each read back as verl reads it."""
-    import verl.trainer.config
-    from hydra import compose, initialize_config_dir
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from omegaconf import OmegaConf
-
-    (argv,) = command_lines(text)
-    assert argv[:3] == ["python3", "-m", "verl.trainer.main_ppo"]
-    overrides = [word for word in argv if "=" in word]
-    with initialize_config_dir(config_dir=str(Path(verl.trainer.config.__file__).parent), version_base=None):
-        config = compose(config_name="ppo_trainer", overrides=overrides)  # an unknown key raises, as in main_ppo
-    for override in OverridesParser.create().parse_overrides(overrides):
-        key = override.key_or_group
-        assert OmegaConf.select(config, key) == override.value(), f"{key}: verl reads {OmegaConf.select(config, key)!r}"
-    return config
-
-
-def check_verl_sandbox_fusion(block: Block, request: pytest.FixtureRequest) -> None:
-    """verl takes the overrides, and its reward manager loader hands the URL to its SandboxFusion scorer."""
-    from verl.trainer.ppo.reward import load_reward_manager
-
-    config = verl_config(block.text)
-    # The comment's sizing rests on verl's default number of reward workers.
-    shown_workers = re.search(r"reward\.num_workers \((\d+)\)", block.text)
-    assert shown_workers is None or config.reward.num_workers == int(shown_workers.group(1))
-    manager = load_reward_manager(config, tokenizer=None)
-    assert manager.compute_score.keywords["sandbox_fusion_url"] == config.reward.sandbox_fusion.url
-
-
 def check_code_bench(block: Block, request: pytest.FixtureRequest) -> None:
     (argv,) = command_lines(block.text)
     assert_accepts_flags(argv)
@@ -418,44 +389,20 @@ def check_trl_reward_functions(block: Block, request: pytest.FixtureRequest) -> 
 
 
 Handler = Callable[[Block, pytest.FixtureRequest], None]
-VERL_SERVICE_ADDRESS = "http://REWARD_HOST:8000"  # where the verl examples put the reward service
 
 
-def check_verl_reward_function(block: Block, request: pytest.FixtureRequest) -> None:
-    """verl's loader imports the function with its reward_kwargs, and it grades a GSM8K sample on the service."""
-    import asyncio
-
-    from verl.trainer.ppo.reward import get_custom_reward_fn
-
+def check_in_verl(block: Block, request: pytest.FixtureRequest) -> None:
+    """verl's examples run in verl's environment (tests/frameworks/verl/readme_checks.py), on the service."""
     server: LocalServer = request.getfixturevalue("server")
-    reward_fn = get_custom_reward_fn(verl_config(block.text.replace(VERL_SERVICE_ADDRESS, server.url)))
-    question = "Natalia sold 48 clips in April and half as many in May. How many clips did she sell?"
-    completion = "<think>She sold 48 in April and half of that, 24, in May: 48 + 24 = 72.</think> $\\boxed{72}$"
-    score = asyncio.run(
-        reward_fn(data_source="openai/gsm8k", solution_str=completion, ground_truth="72",
-                  extra_info={"split": "train", "index": 0, "question": question})
-    )  # fmt: skip
-    assert score["score"] == 3.0 and score["rs_ok"] == 1.0, score
-
-
-def check_verl_reward_manager(block: Block, request: pytest.FixtureRequest) -> None:
-    """verl resolves our manager from its importlib source. tests/test_verl_compat.py runs it in verl's reward loop."""
-    from verl.trainer.ppo.reward import resolve_reward_manager_cls
-
-    from trainer_client.adapters.verl import reward_options
-    from trainer_client.adapters.verl_manager import ServiceRewardManager
-
-    server: LocalServer = request.getfixturevalue("server")
-    config = verl_config(block.text.replace(VERL_SERVICE_ADDRESS, server.url))
-    assert resolve_reward_manager_cls(config) is ServiceRewardManager
-    settings = reward_options(config.reward.reward_kwargs).settings
-    assert settings.urls == (server.url,) and settings.profile == "kimi" and settings.group_size == 8
+    argv = [str(framework_python("verl")), "-m", "tests.frameworks.verl.readme_checks", block.name or "", server.url]
+    done = subprocess.run(argv, input=block.text, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"{block.name} in verl's environment:\n{done.stdout}\n{done.stderr}"
 
 
 HANDLERS: dict[str, Handler] = {
     "trl-reward-functions": check_trl_reward_functions,
-    "verl-reward-function": check_verl_reward_function,
-    "verl-reward-manager": check_verl_reward_manager,
+    "verl-reward-function": check_in_verl,
+    "verl-reward-manager": check_in_verl,
     "start": check_start,
     "install-client": check_install_client,
     "first-request": check_first_request,
@@ -465,7 +412,7 @@ HANDLERS: dict[str, Handler] = {
     "sandbox-serve": check_sandbox_serve,
     "judge-request": check_judge_request,
     "languages": check_languages,
-    "verl-sandbox-fusion": check_verl_sandbox_fusion,
+    "verl-sandbox-fusion": check_in_verl,
     "code-bench": check_code_bench,
     "reward-client": check_reward_client,
     "trainer-cli": check_trainer_cli,

@@ -11,12 +11,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import os
 import pickle
 import random
-import shutil
 import signal
-import subprocess
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +22,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-import redis
 
 from reward_api import __version__
 from reward_api.cache import LRUCache
@@ -35,61 +31,12 @@ from reward_api.grading import TextGrades
 from reward_api.local import LocalServer, free_port
 from reward_api.metrics import Metrics
 from reward_api.shared_cache import SharedCache, decode_grades, encode_grades, namespace
+from tests.redis_process import RedisProcess
 from tests.scrape import metric
-
-# Debian's redis-server, which `make test` installs: without it these tests fail, they never skip.
-REDIS_SERVER = shutil.which("redis-server") or "redis-server"
 
 BOUND_MB = 4
 BOUND_BYTES = BOUND_MB * 1024 * 1024
 SORTED_N = 128  # numbers per sort item: its echo in the answer is ~2.5 KB, the most details keep
-
-
-class RedisProcess:
-    """`redis-server` on a loopback port without persistence; killed and started again on the same port."""
-
-    def __init__(self, *args: str) -> None:
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self._args = args
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> RedisProcess:
-        argv = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        self.process = subprocess.Popen([*argv, *self._args], stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with self.client() as client:
-                    client.ping()
-                return self
-            except redis.ConnectionError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"redis-server on port {self.port} did not start") from None
-                time.sleep(0.05)
-
-    def client(self) -> redis.Redis:
-        return redis.Redis(port=self.port, socket_timeout=5)
-
-    def signal(self, signum: int) -> None:
-        assert self.process is not None
-        os.kill(self.process.pid, signum)
-
-    def kill(self) -> None:
-        self.signal(signal.SIGKILL)
-        assert self.process is not None
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-    def __enter__(self) -> RedisProcess:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 @pytest.fixture(scope="module")

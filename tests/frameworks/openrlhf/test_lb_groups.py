@@ -19,8 +19,7 @@ import pytest
 
 from reward_api.graders.length import estimate_num_tokens
 from tests.compose_stack import ComposeStack
-from tests.scrape import metric
-from tests.test_openrlhf_slime_compat import (
+from tests.frameworks.openrlhf.test_openrlhf_slime_compat import (
     KIMI_RESPONSES,
     QWEN,
     Sample,
@@ -30,6 +29,7 @@ from tests.test_openrlhf_slime_compat import (
     rollout,
     slime_remote_rm,
 )
+from tests.scrape import metric
 from trainer_client.client import RewardClient
 
 REPLICAS = ["reward-api-1", "reward-api-2", "reward-api-3"]

@@ -1,13 +1,16 @@
 """OpenRLHF's and slime's own calling code against the real service and our adapters.
 
-OpenRLHF (PyPI `openrlhf` 0.11.2, installed `--no-deps`): its rollout executor
+OpenRLHF (PyPI `openrlhf` 0.11.2, in its own environment with its own pins: tests/frameworks/): its rollout executor
 `openrlhf.utils.agent.SingleTurnAgentExecutor.execute` builds the query (prompt tokens,
 left-truncated to fit, plus the response, decoded with special tokens) and calls the reward
 either over HTTP (`--reward.remote_url http://.../get_reward`) or through the `reward_func`
 it loads from a `.py` path (`--reward.remote_url .../trainer_client/adapters/openrlhf.py`).
-Its `SamplesGenerator._process_response_into_experience` turns the answer into Experiences.
+What the executor returns is what its samples generator makes Experiences of (`reward`, `scores`,
+`extra_logs`).
 Prompts come from its `preprocess_data` with a chat template. The generation engine is the
-one stand-in: vLLM needs a GPU for OpenRLHF, and the test must choose the responses.
+one stand-in: vLLM needs a GPU for OpenRLHF, and the test must choose the responses. For the same reason its
+environment has no vLLM (OpenRLHF pins vllm 0.29, whose CPU build needs a torchvision that does not import beside
+the CPU torch), so the samples generator itself, whose module imports vLLM, is not imported.
 
 slime (not on PyPI; github.com/THUDM/slime at 624b824a898ab0ec1fcb4d373004c7f3852bf515):
 `slime/rollout/rm_hub/__init__.py` `remote_rm` POSTs `{"prompt", "response", "label"}` to
@@ -185,19 +188,16 @@ def both_paths(test: Callable) -> Callable:
 
 @both_paths
 def test_dapo_groups_are_filtered_by_accuracy_not_reward(remote: Callable) -> None:
-    from openrlhf.trainer.ppo_utils.samples_generator import SamplesGenerator  # imports vLLM and Ray: slow
-
     tokenizer = chat_tokenizer(QWEN)
     prompt = openrlhf_prompt(tokenizer, QUESTION)
     groups = {"one right": [RIGHT, WRONG, WRONG, WRONG], "all wrong": [WRONG] * 4, "all right": [RIGHT] * 4}
     kept = {}
     for name, responses in groups.items():
         outputs = rollout(remote("dapo"), tokenizer, prompt, "4", responses)
-        experiences = [SamplesGenerator._process_response_into_experience(None, output) for output in outputs]
-        scores = [e.scores[0].item() for e in experiences]  # as SamplesGenerator._generate_vllm reads them
-        assert [e.rewards.flatten().item() for e in experiences] == [1.0 if r == RIGHT else -1.0 for r in responses]
+        scores = [output["scores"][0] for output in outputs]  # what SamplesGenerator._generate_vllm filters by
+        assert [output["reward"][0] for output in outputs] == [1.0 if r == RIGHT else -1.0 for r in responses]
         assert scores == [1.0 if r == RIGHT else 0.0 for r in responses]
-        assert [e.info["accuracy"].item() for e in experiences] == scores
+        assert [output["extra_logs"]["accuracy"][0] for output in outputs] == scores
         low, high = 0.0, 1.0  # --algo.dynamic_filtering_range default; a group is kept when low < mean < high
         kept[name] = low < sum(scores) / len(scores) < high
     assert kept == {"one right": True, "all wrong": False, "all right": False}

@@ -22,11 +22,9 @@ import httpx
 import pytest
 import redis
 
-from reward_api.group_relay import PREFIX
 from reward_api.local import LocalServer, free_port
-from tests.scrape import metric
-from tests.test_lb_groups import EXPECTED, PROMPTS
-from tests.test_openrlhf_slime_compat import (
+from tests.frameworks.openrlhf.test_lb_groups import EXPECTED, PROMPTS
+from tests.frameworks.openrlhf.test_openrlhf_slime_compat import (
     KIMI_RESPONSES,
     QWEN,
     Sample,
@@ -35,9 +33,12 @@ from tests.test_openrlhf_slime_compat import (
     rollout,
     slime_remote_rm,
 )
-from tests.test_shared_cache import RedisProcess
+from tests.redis_process import RedisProcess
+from tests.scrape import metric
 from trainer_client.client import RewardClient
 
+# Each replica's channel in Redis (reward_api/group_relay.py's, which imports more than this environment holds).
+RELAY_CHANNELS = "reward-api:groups:replica:*"
 HAPROXY = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin") or "haproxy"
 # Round robin: each request to the next replica, whatever it carries.
 ROUND_ROBIN_CFG = """
@@ -103,7 +104,7 @@ def wait_until_answering(url: str, process: subprocess.Popen) -> None:
 def wait_until_listeners(redis_url: str, count: int) -> None:
     with redis.Redis.from_url(redis_url) as client:
         deadline = time.monotonic() + 30
-        while len(client.pubsub_channels(f"{PREFIX}replica:*")) != count:
+        while len(client.pubsub_channels(RELAY_CHANNELS)) != count:
             assert time.monotonic() < deadline, "Redis still lists the killed replica's channel"
             time.sleep(0.05)
 
