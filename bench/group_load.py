@@ -7,10 +7,12 @@ each group's last sample comes late (its rollout took longer). Requests waiting 
 groups (Kimi's length reward, `group_size` 8) are graded in the same run, against the same service:
 
 - per-sample: every sample its own POST /v1/rewards, all at once; each group's last one `--late-s` after the rest;
-- per-group:  a POST per group holding its 8 samples, sent when its last sample is ready (the baseline).
+- per-group:  a POST per group holding its 8 samples, sent when its last sample is ready (the baseline);
+- split:      per-sample, dealt in turn to two more replicas that share a Redis (a round-robin balancer,
+  OpenRLHF's `--reward.remote_url A,B`): each group completes at one of them (reward_api/group_relay.py).
 
-Prints the seconds each took, items/s, the ratio of per-sample to per-group time (1.0: per-sample requests cost
-nothing beyond the wait for the late member), and checks that every group was whole and both gave the same rewards.
+Prints the seconds each took, items/s, the ratios of per-sample and split to per-group time (1.0: they cost
+nothing beyond the wait for the late member), and checks that every group was whole and all gave the same rewards.
 
     .venv/bin/python bench/group_load.py [--samples 1000] [--late-s 2]
 """
@@ -22,6 +24,7 @@ import asyncio
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +32,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from reward_api.local import LocalServer
+from tests.redis_process import RedisProcess
 
 GROUP_SIZE = 8
 
@@ -59,11 +63,15 @@ def session() -> aiohttp.ClientSession:
     return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), timeout=aiohttp.ClientTimeout(total=300))
 
 
-async def per_sample(url: str, groups: list[list[dict[str, Any]]], late_s: float) -> list[list[dict]]:
+async def per_sample(urls: list[str], groups: list[list[dict[str, Any]]], late_s: float) -> list[list[dict]]:
+    """Each sample alone, to the URLs in turn (one URL: all to it)."""
     async with session() as http:
         runs = [
-            [post(http, url, [item], late_s if k == GROUP_SIZE - 1 else 0.0) for k, item in enumerate(group)]
-            for group in groups
+            [
+                post(http, urls[(g * GROUP_SIZE + k) % len(urls)], [item], late_s if k == GROUP_SIZE - 1 else 0.0)
+                for k, item in enumerate(group)
+            ]
+            for g, group in enumerate(groups)
         ]
         answers = await asyncio.gather(*(asyncio.gather(*run) for run in runs))
     return [[result for [result] in answer] for answer in answers]
@@ -94,15 +102,25 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--late-s", type=float, default=2.0, help="how late each group's last sample comes")
     args = parser.parse_args()
-    with LocalServer(Path(tempfile.mkdtemp(prefix="group-load-"))) as server:
+    logs = Path(tempfile.mkdtemp(prefix="group-load-"))
+    with LocalServer(logs) as server:
         baseline_s, baseline = timed(per_group(server.url, samples(args.samples, "per-group"), args.late_s))
-        sample_s, answers = timed(per_sample(server.url, samples(args.samples, "per-sample"), args.late_s))
-    assert check(answers) == check(baseline), "per-sample requests gave other rewards than whole groups"
+        sample_s, answers = timed(per_sample([server.url], samples(args.samples, "per-sample"), args.late_s))
+    with RedisProcess() as redis_server, ExitStack() as stack:
+        # The same cores in all: the two replicas share them, one grading worker each.
+        replicas = [
+            stack.enter_context(LocalServer(logs, REWARD_API_WORKERS="1", REWARD_API_CACHE_REDIS_URL=redis_server.url))
+            for _ in range(2)
+        ]
+        split_s, split = timed(per_sample([r.url for r in replicas], samples(args.samples, "split-half"), args.late_s))
+    assert check(answers) == check(baseline) == check(split), "per-sample requests gave other rewards"
     count = len(answers) * GROUP_SIZE
     print(f"{count} samples in groups of {GROUP_SIZE}, each group's last sample {args.late_s:g} s late")
     print(f"per-group  ({len(answers)} requests): {baseline_s:6.2f} s, {count / baseline_s:7.1f} items/s")
     print(f"per-sample ({count} requests): {sample_s:6.2f} s, {count / sample_s:7.1f} items/s")
-    print(f"per-sample / per-group time: {sample_s / baseline_s:.2f}x; every group whole, the same rewards")
+    print(f"split      ({count} requests, 2 replicas in turn): {split_s:6.2f} s, {count / split_s:7.1f} items/s")
+    print(f"per-sample / per-group time: {sample_s / baseline_s:.2f}x; split / per-group: {split_s / baseline_s:.2f}x;"
+          " every group whole, the same rewards")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from pydantic import ValidationError
 
@@ -44,7 +44,6 @@ from reward_api.graders.length import (
 )
 from reward_api.graders.thought import thought_is_empty
 from reward_api.grading import TASKS, ItemJob, SandboxConfig, TextGrades, grade_text, looks_costly
-from reward_api.group_relay import GroupRelay
 from reward_api.groups import GroupAssembler, Member, Outcome
 from reward_api.metrics import Metrics
 from reward_api.pool import SOFT_FRACTION, CallOutcome, WorkerPool
@@ -54,6 +53,9 @@ from sandbox.compile_cache import CompileCache
 from sandbox.isolation import Isolation, IsolationUnavailable, Level, prepare
 from sandbox.languages import enabled_languages
 from service_kit.http_guard import set_aside
+
+if TYPE_CHECKING:
+    from reward_api.group_relay import GroupRelay
 
 log = logging.getLogger("reward_api.engine")
 
@@ -186,7 +188,7 @@ class RewardEngine:
         )
         self.groups = GroupAssembler(config.group_wait_s, _kimi_values)
         # Groups split between replicas meet at one through the shared cache's Redis (reward_api/group_relay.py).
-        self.relay = GroupRelay(self.groups, config.cache_redis_url, self.metrics) if config.cache_redis_url else None
+        self.relay = _group_relay(self.groups, config, self.metrics) if config.cache_redis_url else None
         self.metrics.groups_waiting.set_function(lambda: self.groups.in_progress)
         self.metrics.slow_calls.set_function(lambda: self.pool.slow)
         self.metrics.cache_bytes.set_function(lambda: self.cache.lru.bytes)
@@ -630,6 +632,12 @@ def _member(graded: _Graded, profile: Profile) -> Member:
     """A group member; the same completion sent twice (padding, a retry) is the same sample."""
     assert graded.item is not None
     return Member(digest(graded.item.completion, str(graded.tokens)).hex(), graded.tokens, _correct(graded, profile))
+
+
+def _group_relay(groups: GroupAssembler, config: Config, metrics: Metrics) -> GroupRelay:
+    from reward_api.group_relay import GroupRelay  # imports redis, needed only with a shared Redis (as the cache)
+
+    return GroupRelay(groups, config.cache_redis_url, metrics)
 
 
 def _group_key(profile_json: str, group: str | int) -> str:

@@ -38,7 +38,7 @@ from redis.backoff import NoBackoff
 
 from reward_api.groups import Formed, GroupAssembler, Member, Outcome
 from reward_api.metrics import Metrics
-from reward_api.shared_cache import RETRY_AFTER_S, TIMEOUT_S, Batched, RedisFailures, redacted
+from reward_api.shared_cache import RETRY_AFTER_S, Batched, RedisFailures, redacted
 
 log = logging.getLogger("reward_api.group_relay")
 
@@ -47,6 +47,10 @@ PREFIX = "reward-api:groups:"
 OWNER_MARGIN_S = 10.0
 # An outcome may come back this long after the sample's own bound: the owner answers at the bound (seconds).
 ANSWER_MARGIN_S = 2.0
+# A Redis answer slower than this is a failure (seconds): far above a round trip, since a failure splits groups.
+TIMEOUT_S = 2.0
+# A start waits this long for its subscription (seconds); one Redis refuses goes on in the background.
+SUBSCRIBE_WAIT_S = 1.0
 # The listener's connection is checked this often, so a Redis that went away is noticed and subscribed to again.
 HEALTH_CHECK_S = 5
 
@@ -109,7 +113,7 @@ class GroupRelay:
         self.assembler = assembler
         self.replica = uuid.uuid4().hex
         self._metrics = metrics
-        # Claims and messages fail fast (TIMEOUT_S); the listener blocks on its connection, checked for health.
+        # Claims and messages fail at TIMEOUT_S; the listener blocks on its connection, checked for health.
         self._redis = Redis.from_url(
             redis_url, socket_timeout=TIMEOUT_S, socket_connect_timeout=TIMEOUT_S, retry=Retry(NoBackoff(), 0)
         )
@@ -118,7 +122,10 @@ class GroupRelay:
         )
         self._claim_script = self._redis.register_script(_CLAIM)
         self._take_over_script = self._redis.register_script(_TAKE_OVER)
-        self._claims = Batched(self._claim_many)  # a batch's groups in one round trip
+        # A burst's claims and messages (a thousand per-sample requests at once) in a few round trips on one
+        # connection each, not a connection a sample.
+        self._claims = Batched(self._claim_many)
+        self._publishes = Batched(self._publish_many)
         self._owner_ttl_ms = int((2 * assembler.wait_s + OWNER_MARGIN_S) * 1000)
         self._answers: dict[str, asyncio.Future[Outcome]] = {}  # our samples joined elsewhere, by message id
         self._serving: dict[str, asyncio.Task[None]] = {}  # other replicas' samples joined here, by message id
@@ -136,7 +143,7 @@ class GroupRelay:
         subscribed = asyncio.get_running_loop().create_future()
         self._listener = asyncio.create_task(self._listen(subscribed))
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(subscribed), 2 * TIMEOUT_S)
+            await asyncio.wait_for(asyncio.shield(subscribed), SUBSCRIBE_WAIT_S)
 
     async def close(self) -> None:
         for task in [self._listener, *self._serving.values(), *self._background]:
@@ -225,13 +232,19 @@ class GroupRelay:
 
     async def _publish(self, replica: str, message: BaseModel) -> int | None:
         """How many listened on `replica`'s channel; None: Redis failed."""
+        return await self._publishes((_channel(replica), message.model_dump_json()))
+
+    async def _publish_many(self, messages: list[tuple[str, str]]) -> list[int | None]:
         if self._failures.resting:
-            return None
+            return [None] * len(messages)
         try:
-            return await self._redis.publish(_channel(replica), message.model_dump_json())
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for channel, payload in messages:
+                    pipe.publish(channel, payload)
+                return await pipe.execute()
         except Exception as exc:
             self._failures.failed("publish", exc, rest=True)
-            return None
+            return [None] * len(messages)
 
     async def _listen(self, subscribed: asyncio.Future[None]) -> None:
         while True:
