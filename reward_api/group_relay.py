@@ -228,6 +228,7 @@ class GroupRelay:
         except Exception as exc:  # the groups stay on this replica meanwhile
             self._failures.failed("claim", exc, rest=True)
             return [self.replica] * len(groups)
+        self._failures.answered()
         return [owner.decode() for owner in owners]
 
     async def _publish(self, replica: str, message: BaseModel) -> int | None:
