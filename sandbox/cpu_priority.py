@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -32,6 +33,7 @@ IDLE_NICENESS = 19  # autogroups of yielded runs, where no cgroup can make them 
 FRESH_GROUP = "reward-fresh-runs"  # v1: the cpu cgroup every run starts in
 IDLE_GROUP = "reward-idle-runs"  # v1: the cpu cgroup every yielded run moves into
 STARVED_SHARE = 0.5  # under this share of a core, and waiting for one most of the rest: starved (starving)
+HELD_BACK_LOOK_S = 0.2  # how long held_back watches a run's threads
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -99,6 +101,34 @@ def cpu_wait_seconds(pids: Iterable[int]) -> float:
             with contextlib.suppress(OSError, IndexError, ValueError):
                 waited_ns += int(Path(f"/proc/{pid}/task/{thread}/schedstat").read_text().split()[1])
     return waited_ns / 1e9
+
+
+def _runnable_threads_and_cpu_ns(pids: Iterable[int]) -> tuple[set[int], int]:
+    """The threads of `pids` that are runnable now (state R: on a CPU or waiting for one), and the CPU time all
+    their threads have had (nanoseconds, the first field of schedstat)."""
+    runnable, cpu_ns = set(), 0
+    for pid in pids:
+        for thread in threads_of(pid):
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                task = Path(f"/proc/{pid}/task/{thread}")
+                cpu_ns += int((task / "schedstat").read_text().split()[0])
+                if (task / "stat").read_text().rsplit(")", 1)[1].split()[0] == "R":
+                    runnable.add(thread)
+    return runnable, cpu_ns
+
+
+def held_back(pids: Iterable[int], look_s: float = HELD_BACK_LOOK_S) -> bool:
+    """Whether the processes `pids` want a CPU now and are not getting one: some thread runnable at the start
+    and the end of a look of `look_s` seconds, while all of them ran less than STARVED_SHARE of it.
+    cpu_wait_seconds cannot tell: schedstat counts a wait only once it ends, so a program held back all along
+    shows none."""
+    pids = list(pids)
+    runnable_before, cpu_before = _runnable_threads_and_cpu_ns(pids)
+    if not runnable_before:
+        return False
+    time.sleep(look_s)
+    runnable_after, cpu_after = _runnable_threads_and_cpu_ns(pids)
+    return bool(runnable_before & runnable_after) and cpu_after - cpu_before < STARVED_SHARE * look_s * 1e9
 
 
 def starving(cpu_s: float, cpu_wait_s: float, elapsed_s: float) -> bool:

@@ -463,8 +463,8 @@ def _compiles(job: dict[str, Any]) -> bool:
 
 class _BudgetWatchdog:
     """Kills a run at its total time budget, not counting time it was starved: a run that has yielded
-    (cpu_priority.py), got less than STARVED_SHARE of a core and spent most of the rest waiting for a CPU (not
-    sleeping or waiting of its own accord: a program that sleeps is not starved) goes on, up to STARVED_CAP budgets,
+    (cpu_priority.py), got less than STARVED_SHARE of a core and spent most of the rest waiting for a CPU or waits
+    for one now (not sleeping or waiting of its own accord: a program that sleeps is not starved) goes on, up to STARVED_CAP budgets,
     since its programs may not have run at all. One still starved then is killed without a verdict (`starved`):
     a busy machine must not read as programs too slow."""
 
@@ -485,7 +485,8 @@ class _BudgetWatchdog:
             return
         elapsed = time.monotonic() - self.started
         cpu, cpu_wait = self.sandbox.cpu_seconds(), self.sandbox.cpu_wait_seconds()
-        starved = self.sandbox.yielded and cpu_priority.starving(cpu, cpu_wait, elapsed)
+        starved = self.sandbox.yielded and cpu < cpu_priority.STARVED_SHARE * elapsed
+        starved = starved and (cpu_priority.starving(cpu, cpu_wait, elapsed) or self.sandbox.held_back())
         if starved and elapsed < self.STARVED_CAP * self.total_s and not self.sandbox.stopped:
             self._timer = threading.Timer(self.LOOK_S, self._check)
             self._timer.start()
@@ -684,6 +685,10 @@ class _Sandbox:
         and the processes running now."""
         running = self.cgroup.processes() if self.cgroup is not None else self._processes()
         return self.ended_cpu_wait_s + cpu_priority.cpu_wait_seconds(running)
+
+    def held_back(self) -> bool:
+        """Its programs want a CPU now and other work holds it (cpu_priority.held_back)."""
+        return cpu_priority.held_back(self.cgroup.processes() if self.cgroup is not None else self._processes())
 
     def _processes(self) -> list[int]:
         """The run's processes where no cgroup holds them: the runner's launcher and everything below it."""

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from reward_api.pool import WorkerPool
+from sandbox import cpu_priority
 from sandbox.cgroups import find_cgroups
 from sandbox.executor import Cancel, Executor, Limits
 from sandbox.executor import TestInput as Input
@@ -177,21 +178,52 @@ def test_a_program_that_runs_long_moves_to_idle_cpu_and_keeps_its_verdict(shape:
     assert all(seen["idle"].values()), f"processes of the run not idle: {seen['idle']}"
 
 
+@pytest.mark.parametrize(
+    ("program", "behind_a_hog", "expected"),
+    [
+        ("import time\ntime.sleep(60)", False, False),  # it sleeps: it wants no CPU
+        (SPIN, False, False),  # it spins and has a CPU
+        (SPIN, True, True),  # it spins, idle, behind a hog on its one CPU
+    ],
+)
+def test_held_back_tells_a_program_waiting_for_a_cpu(program: str, behind_a_hog: bool, expected: bool) -> None:
+    """schedstat's wait counts only waits that ended: held_back looks at what the threads do now."""
+    hogs = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(behind_a_hog)]
+    watched = subprocess.Popen([sys.executable, "-c", program])
+    try:
+        if behind_a_hog:
+            for process in (*hogs, watched):
+                os.sched_setaffinity(process.pid, {min(os.sched_getaffinity(0))})
+            os.sched_setscheduler(watched.pid, os.SCHED_IDLE, os.sched_param(0))
+        time.sleep(0.5)  # started, and at its work
+        assert cpu_priority.held_back([watched.pid]) is expected
+    finally:
+        for process in (*hogs, watched):
+            process.kill()
+            process.wait()
+
+
 def test_a_run_starved_past_its_budget_gets_no_verdict_and_one_that_ran_does() -> None:
     """The whole run's time budget does not count time it was starved: a spinning program behind CPU hogs is
     given up without a verdict (never a time limit that reads as a too-slow program), one that was not
     starved (it sleeps) is cut at its budget as always."""
-    executor = Executor()
     limits = Limits(time_s=20.0, wall_s=60.0, total_s=1.5)
-    slept = executor.run("python", "import time\ntime.sleep(60)", [Input()], limits)
-    assert slept.timed_out and slept.sandbox_error is None  # cut at the budget: its verdict stands
-    # Two hogs a core: with one, a core the balancer leaves free for a moment gives the run half a core (not starved).
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 1))]
+    # The sandbox and two hogs share one CPU, pinned: on every machine, whatever its cores, balancer or CPU quota,
+    # the hogs hold that CPU (with hogs spread over all cores, CI once gave the run enough to read as not starved).
+    everywhere = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(everywhere)})
     try:
-        starved = executor.run("python", SPIN, [Input()], limits)
+        executor = Executor()
+        slept = executor.run("python", "import time\ntime.sleep(60)", [Input()], limits)
+        assert slept.timed_out and slept.sandbox_error is None  # cut at the budget: its verdict stands
+        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+        try:
+            starved = executor.run("python", SPIN, [Input()], limits)
+        finally:
+            for hog in hogs:
+                hog.kill()
+                hog.wait()
     finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait()
+        os.sched_setaffinity(0, everywhere)
     assert starved.timed_out and starved.sandbox_error is not None, starved
     assert "too little CPU" in starved.sandbox_error
