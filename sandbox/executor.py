@@ -464,9 +464,9 @@ def _compiles(job: dict[str, Any]) -> bool:
 class _BudgetWatchdog:
     """Kills a run at its total time budget, not counting time it was starved: a run that has yielded
     (cpu_priority.py), got less than STARVED_SHARE of a core and spent most of the rest waiting for a CPU or waits
-    for one now (not sleeping or waiting of its own accord: a program that sleeps is not starved) goes on, up to STARVED_CAP budgets,
-    since its programs may not have run at all. One still starved then is killed without a verdict (`starved`):
-    a busy machine must not read as programs too slow."""
+    for one now (not sleeping or waiting of its own accord: a program that sleeps is not starved) goes on, up to
+    STARVED_CAP budgets, since its programs may not have run at all. One still starved then is killed without a
+    verdict (`starved`): a busy machine must not read as programs too slow."""
 
     STARVED_CAP = 4
     LOOK_S = 1.0

@@ -109,7 +109,8 @@ def test_a_run_has_loopback_and_nothing_else(executor: Executor) -> None:
 
 def test_memory_bounds_hold_in_a_forked_run(executor: Executor) -> None:
     hog = "x = bytearray(400 * 1024 * 1024)\nprint('kept')\n"
-    execution = executor.run("python", hog, [Input()], Limits(time_s=10, memory_mb=128))  # time to spare: guests run slowly
+    # CPU time to spare: the emulated cgroup-v2 guest once spent 2 s of CPU reaching 128 MB.
+    execution = executor.run("python", hog, [Input()], Limits(time_s=10, memory_mb=128))
     result = execution.tests[0]
     assert result is not None and not result.ok and "over the memory limit" in result.stderr, result
 
