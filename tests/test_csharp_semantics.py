@@ -10,7 +10,6 @@ names the program's own line. Each right program has a wrong twin.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -170,12 +169,6 @@ RUNS = [
     Run("exception-unhandled", THROWS, "Failed", 1, "InvalidOperationException: boom", stdin="1 2", stdout="3\n"),
     Run("compile-error-line", COMPILE_ERROR, "Failed", None, "main.cs(6,"),
 ]
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    with LocalServer.sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_WORKERS="2") as server:
-        yield server
 
 
 @pytest.mark.parametrize("run", RUNS, ids=[run.name for run in RUNS])

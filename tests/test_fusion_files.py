@@ -10,7 +10,6 @@ by uploads) is contained and reported.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -21,12 +20,6 @@ from reward_api.local import LocalServer
 
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    with LocalServer.sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_WORKERS="2") as server:
-        yield server
 
 
 def fusion(sandbox: LocalServer, language: str, code: str, files: dict | None = None, fetch: list | None = None):

@@ -10,7 +10,6 @@ backend shows them: a PNG display each, at show() or at the cell's end, then clo
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -18,12 +17,6 @@ import pytest
 from sandbox_fusion import RunJupyterRequest, run_jupyter
 
 from reward_api.local import LocalServer
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    with LocalServer.sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_WORKERS="2") as server:
-        yield server
 
 
 def notebook(sandbox: LocalServer, cells: list[str], **options):

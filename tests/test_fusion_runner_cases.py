@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -2020,12 +2020,6 @@ NOTEBOOKS = (
         ),
     ),
 )
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    with LocalServer.sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_WORKERS="2") as server:
-        yield server
 
 
 def send(sandbox: LocalServer, request: Request, copies: int) -> list[RunCodeResponse]:

@@ -182,12 +182,6 @@ def serving(command: str, url: str, env: dict[str, str], log: Path) -> Iterator[
         process.wait(timeout=30)
 
 
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    with LocalServer.sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_WORKERS="2") as server:
-        yield server
-
-
 # --- the handlers: one per marker -------------------------------------------------------------------------------
 
 # What `make -n TARGET` must show for the make targets the README names (their comments say what they do).

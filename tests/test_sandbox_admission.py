@@ -9,7 +9,6 @@ time gets that 504 first.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -20,25 +19,11 @@ from reward_api.local import LocalServer
 from sandbox.service import earliest_start_s
 from tests.test_sandbox_service import DOUBLE, TOKEN, _metric
 
-WORKERS = 2
 
 
 # verl's sandbox client reads for compile_timeout + run_timeout + this (its API_TIMEOUT, which
 # tests/frameworks/verl/test_verl_sandbox_client.py checks).
 VERL_API_TIMEOUT_S = 10
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    with LocalServer.sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_WORKERS=str(WORKERS)) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    env = {"SANDBOX_WORKERS": "1", "SANDBOX_AUTH_TOKEN": TOKEN}
-    with LocalServer.sandbox(tmp_path_factory.mktemp("guarded"), **env) as server:
-        yield server
 
 
 def _metrics(server: LocalServer) -> str:
@@ -55,12 +40,12 @@ def test_sandbox_fusion_client_run_code(sandbox: LocalServer, language: str) -> 
     assert (response.compile_result is None) == (language == "python")
 
 
-def test_a_run_that_cannot_start_in_time_gets_504_before_its_client_gives_up(guarded: LocalServer) -> None:
+def test_a_run_that_cannot_start_in_time_gets_504_before_its_client_gives_up(guarded_sandbox: LocalServer) -> None:
     """One worker, busy for 10 s: a run whose client reads for 10.5 s may wait 8 s (its limits count 2.5 s)."""
     busy = {"code": "import time\ntime.sleep(10)", "language": "python", "run_timeout": 12}
     late = {"code": "print(1)", "language": "python", "compile_timeout": 0, "run_timeout": 0.5}
     client_deadline_s = late["compile_timeout"] + late["run_timeout"] + VERL_API_TIMEOUT_S
-    url = f"{guarded.url}/run_code?token={TOKEN}"
+    url = f"{guarded_sandbox.url}/run_code?token={TOKEN}"
     with ThreadPoolExecutor(1) as pool:
         running = pool.submit(httpx.post, url, json=busy, timeout=30)
         time.sleep(0.5)
@@ -71,18 +56,21 @@ def test_a_run_that_cannot_start_in_time_gets_504_before_its_client_gives_up(gua
     assert rejected.status_code == 504 and int(rejected.headers["retry-after"]) >= 1
     assert "could start this run within 8.0s" in rejected.json()["error"]
     assert waited_s < client_deadline_s
-    assert _metric(_metrics(guarded), 'sandbox_rejected_total{endpoint="/run_code",reason="expired"}') == 1
-    assert '"reason": "expired"' in guarded.log()
+    assert _metric(_metrics(guarded_sandbox), 'sandbox_rejected_total{endpoint="/run_code",reason="expired"}') == 1
+    assert '"reason": "expired"' in guarded_sandbox.log()
 
 
-def test_sandbox_fusion_client_with_the_token_in_its_endpoint_and_no_token_in_the_log(guarded: LocalServer) -> None:
+def test_sandbox_fusion_client_with_the_token_in_its_endpoint_and_no_token_in_the_log(
+    guarded_sandbox: LocalServer,
+) -> None:
+    url, code = guarded_sandbox.url, {"code": "1", "language": "python"}
     request = sandbox_fusion.RunCodeRequest(code="print(6 * 7)", language="python")
-    response = sandbox_fusion.run_code(request, endpoint=f"{guarded.url}/token/{TOKEN}", max_attempts=1)
+    response = sandbox_fusion.run_code(request, endpoint=f"{url}/token/{TOKEN}", max_attempts=1)
     assert response.run_result.stdout == "42\n"
-    assert httpx.post(f"{guarded.url}/run_code?token={TOKEN}", json={"code": "1", "language": "python"}).is_success
+    assert httpx.post(f"{url}/run_code?token={TOKEN}", json=code).is_success
     headers = {"Authorization": f"Bearer {TOKEN}"}  # the header keeps working
-    assert httpx.post(f"{guarded.url}/run_code", json={"code": "1", "language": "python"}, headers=headers).is_success
-    log = guarded.log()
+    assert httpx.post(f"{url}/run_code", json=code, headers=headers).is_success
+    log = guarded_sandbox.log()
     assert log.count('"path": "/run_code", "status": 200') >= 3  # the requests were logged, the token was not
     assert TOKEN not in log
 

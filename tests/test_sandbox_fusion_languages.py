@@ -10,7 +10,6 @@ reason as a SandboxError, which the client raises with our message: never a 422,
 from __future__ import annotations
 
 import typing
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -50,12 +49,6 @@ TEST_FILES["sql"] = (
     "SELECT * FROM missing_table;\n",
     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n",
 )
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    with LocalServer.sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_WORKERS="2") as server:
-        yield server
 
 
 def fusion_run(sandbox: LocalServer, language: str, code: str, stdin: str = "", run_timeout: float = 5) -> str:

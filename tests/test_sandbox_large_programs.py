@@ -57,12 +57,6 @@ def judge() -> LocalJudge:
 
 
 @pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    with LocalServer.sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_WORKERS="2") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def remote_rewards(tmp_path_factory: pytest.TempPathFactory, sandbox: LocalServer) -> Iterator[LocalServer]:
     """The reward service judging code through the sandbox service."""
     env = {"REWARD_API_WORKERS": "1", "REWARD_API_SANDBOX_URLS": sandbox.url}

@@ -22,30 +22,17 @@ from sandbox.executor import TestInput as Input
 from sandbox.judge import CallTest, Comparison, JudgeReport, StdioTest, Verdict
 from sandbox.judge import TestSuite as Suite  # not `Test*`: pytest would try to collect it
 from sandbox.judge import TestVerdict as Outcome
+from tests.conftest import SANDBOX_TOKEN
 from tests.peers import dropping_peer
 from tests.scrape import metric
 
-TOKEN = "s3cret"
+TOKEN = SANDBOX_TOKEN
 SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
 SUM_SUITE = {"kind": "stdio", "tests": [{"input": "1 2\n", "output": "3"}, {"input": "5 5\n", "output": "10\n"}]}
 
 
 # Tests of one submission one at a time: with several at once the runner may lose a test's
 # output (test_parallel_tests_keep_their_output).
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    with LocalServer.sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_WORKERS="2") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    """A second service, one worker, behind a bearer token."""
-    env = {"SANDBOX_WORKERS": "1", "SANDBOX_AUTH_TOKEN": TOKEN}
-    with LocalServer.sandbox(tmp_path_factory.mktemp("guarded"), **env) as server:
-        yield server
 
 
 def judge(server: LocalServer, body: dict, status: int = 200) -> dict:
@@ -372,9 +359,9 @@ def test_readyz_and_metrics(sandbox: LocalServer) -> None:
     assert "sandbox_errors_total" in text
 
 
-def test_bearer_token(guarded: LocalServer) -> None:
+def test_bearer_token(guarded_sandbox: LocalServer) -> None:
     body = {"language": "python", "code": SUM, "suite": SUM_SUITE}
-    with guarded.client() as client:
+    with guarded_sandbox.client() as client:
         assert client.post("/v1/judge", json=body).status_code == 401
         assert client.post("/run_code", json={"code": "1", "language": "python"}).status_code == 401
         assert client.post("/v1/judge", json=body, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
@@ -392,12 +379,12 @@ def _judged(server: LocalServer) -> float:
     return _metric(text, 'sandbox_runs_total{endpoint="/v1/judge",language="python",outcome="failed"}')
 
 
-def test_remote_judge_round_robin(sandbox: LocalServer, guarded: LocalServer) -> None:
-    before = [_judged(sandbox), _judged(guarded)]
-    with RemoteJudge([sandbox.url, guarded.url], token=TOKEN) as remote:
+def test_remote_judge_round_robin(sandbox: LocalServer, guarded_sandbox: LocalServer) -> None:
+    before = [_judged(sandbox), _judged(guarded_sandbox)]
+    with RemoteJudge([sandbox.url, guarded_sandbox.url], token=TOKEN) as remote:
         reports = [remote.judge("python", SUM, STDIO, Limits(time_s=1)) for _ in range(4)]
     assert all([t.verdict for t in r.tests] == [Verdict.ACCEPTED, Verdict.WRONG_ANSWER] for r in reports)
-    assert [_judged(sandbox) - before[0], _judged(guarded) - before[1]] == [2, 2]
+    assert [_judged(sandbox) - before[0], _judged(guarded_sandbox) - before[1]] == [2, 2]
 
 
 def test_remote_judge_call_suite_matches_local_verdicts(sandbox: LocalServer) -> None:

@@ -13,10 +13,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from reward_api.local import LocalServer
 
@@ -45,12 +42,6 @@ TRACEBACK = """Traceback (most recent call last):
     raise ValueError('no such case')
 ValueError: no such case
 """
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    with LocalServer.sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_WORKERS="2") as server:
-        yield server
 
 
 def run_tool_loop(url: str, turns: list[list[dict]]) -> list[list[str]]:

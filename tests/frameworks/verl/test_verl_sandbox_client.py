@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
@@ -18,26 +17,13 @@ from verl.utils.reward_score import sandbox_fusion as verl_sandbox_fusion
 from verl.utils.reward_score.sandbox_fusion import utils as verl_client
 
 from reward_api.local import LocalServer
+from tests.conftest import SANDBOX_TOKEN
 from tests.scrape import metric
 
 SLOW_SQUARE = "```python\nimport time\nn = int(input())\ntime.sleep(n)\nprint(n * n)\n```"
 SLOW_TESTS = {"inputs": ["5", "6", "7"], "outputs": ["25", "36", "49"]}
 SAMPLES = 4  # x 3 tests of 5-7 s: 36 s of work for 2 workers, past verl's 30 s read timeout
-WORKERS = 2
-TOKEN = "s3cret"
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    with LocalServer.sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_WORKERS=str(WORKERS)) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    env = {"SANDBOX_WORKERS": "1", "SANDBOX_AUTH_TOKEN": TOKEN}
-    with LocalServer.sandbox(tmp_path_factory.mktemp("guarded"), **env) as server:
-        yield server
+TOKEN = SANDBOX_TOKEN
 
 
 def test_the_client_reads_for_the_deadline_the_sandbox_answers_504_within() -> None:
@@ -75,10 +61,11 @@ def test_verl_client_at_max_concurrent_64_gets_every_slow_correct_program_scored
         (f"/token/not-{TOKEN}/run_code", 401),
     ],
 )
-def test_verl_client_with_the_token_in_its_url(guarded: LocalServer, path: str, status: int) -> None:
-    answer, error = verl_client.call_sandbox_api(guarded.url + path, "print(6 * 7)", None, 10, 10, 1024, "python")
+def test_verl_client_with_the_token_in_its_url(guarded_sandbox: LocalServer, path: str, status: int) -> None:
+    url = guarded_sandbox.url + path
+    answer, error = verl_client.call_sandbox_api(url, "print(6 * 7)", None, 10, 10, 1024, "python")
     if status == 200:
         assert error is None and answer["run_result"]["stdout"] == "42\n"
     else:
         assert answer is None and f"{status} Client Error" in error
-    assert TOKEN not in guarded.log()  # logged without the token
+    assert TOKEN not in guarded_sandbox.log()  # logged without the token
