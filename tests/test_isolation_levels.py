@@ -108,7 +108,7 @@ def test_a_dead_processs_run_is_removed_when_a_service_starts(tmp_path: Path) ->
     sleeper = subprocess.Popen(["sleep", "300"])
     for directory in [slot, *stale[1:]]:
         (directory / "cgroup.procs").write_text(str(sleeper.pid))
-    with LocalServer.sandbox(tmp_path, SANDBOX_WORKERS="1"):
+    with LocalServer.sandbox(tmp_path, READY_TIMEOUT_S, SANDBOX_WORKERS="1"):
         pass
     assert sleeper.wait(timeout=10) == -signal.SIGKILL
     assert not any(directory.exists() for directory in stale)

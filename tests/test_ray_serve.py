@@ -37,9 +37,9 @@ FIXED = [
     {"task": "math", "reference": "4"},  # no completion: invalid
     {"task": "no-such-task", "completion": "x", "reference": "y"},  # invalid
 ]
-LOAD_ITEMS = 4000
+LOAD_ITEMS = 2000
 CHUNK = 256
-KILL_AFTER_CHUNKS = 3  # of 16: the kill lands while most of the load is still to come
+KILL_AFTER_CHUNKS = 3  # of 8: the kill lands while most of the load is still to come
 
 
 def load_items() -> list[dict]:

@@ -19,8 +19,6 @@ from reward_api.local import LocalServer
 from sandbox.service import earliest_start_s
 from tests.test_sandbox_service import DOUBLE, TOKEN, _metric
 
-
-
 # verl's sandbox client reads for compile_timeout + run_timeout + this (its API_TIMEOUT, which
 # tests/frameworks/verl/test_verl_sandbox_client.py checks).
 VERL_API_TIMEOUT_S = 10
