@@ -11,7 +11,8 @@ or killed is not, since under load it might have finished.
 Runs of the same program wait for the one compiling it (a lock per key, across the processes sharing the
 directory) at most as long as that compile may take, then compile themselves. The directory is bounded by
 `max_bytes`: the least recently used entries go first. It must belong to this user and be writable by no one
-else: an entry planted there would run as the program's build.
+else: an entry planted there would run as the program's build. A directory that cannot be written (a read-only
+mount, a full disk) costs compiles, never a run: programs compile every time, and the service says so once.
 
     SANDBOX_COMPILE_CACHE_MB   the bound, default 256; 0 turns the cache off
     SANDBOX_COMPILE_CACHE_DIR  default <temporary directory>/reward-sandbox-compile-<uid>
@@ -24,6 +25,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import marshal
 import os
 import stat
@@ -36,6 +38,7 @@ from typing import Any
 
 from sandbox.languages import Language
 
+log = logging.getLogger(__name__)
 DEFAULT_MB = 256
 _FORMAT = 1  # of an entry's file: a new layout is a new key
 _LOCK_POLL_S = 0.02
@@ -65,6 +68,7 @@ class CompileCache:
         # the runner's pipe as base64 in JSON: the host holds it a few times over while keeping it); a larger one
         # is simply compiled every time.
         self.max_entry_bytes = min(max_bytes // 4, _MAX_ENTRY_BYTES)
+        self._unwritable_said = False
         _make_private_directory(self.directory)
 
     @classmethod
@@ -123,15 +127,31 @@ class CompileCache:
 
     def save(self, key: str, compiled: Compiled) -> None:
         data = marshal.dumps({"result": compiled.result, "artifacts": compiled.artifacts})
-        handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".part")
+        try:
+            handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".part")
+        except OSError as error:
+            self.unwritable(error)
+            return
         try:
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
             os.replace(temporary, self.entry_path(key))  # whole or not at all for concurrent readers
-        except OSError:
+        except OSError as error:
             Path(temporary).unlink(missing_ok=True)
-            return  # a full disk costs a compile, not the run
+            self.unwritable(error)
+            return
         self.evict()
+
+    def unwritable(self, error: OSError) -> None:
+        """Writing the directory failed: the program compiles next time too. Said once, not per run."""
+        if not self._unwritable_said:
+            self._unwritable_said = True
+            log.warning(
+                "the compile cache directory %s cannot be written (%s): programs compile every time; give "
+                "SANDBOX_COMPILE_CACHE_DIR a writable directory, or SANDBOX_COMPILE_CACHE_MB=0 to turn the cache off",
+                self.directory,
+                error.strerror or error,
+            )
 
     def evict(self) -> None:
         """Least recently used entries removed until what is left fits the bound."""
@@ -162,7 +182,11 @@ class Claim:
         self.found = self.cache.load(self.key)
         if self.found is not None:
             return
-        lock = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            lock = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as error:  # read-only: no lock to share, and nothing will be kept
+            self.cache.unwritable(error)
+            return
         deadline = time.monotonic() + wait_s
         while True:
             try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
+import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -147,6 +148,21 @@ def test_a_damaged_entry_is_compiled_again(executor: Executor, cache: CompileCac
     entry.write_bytes(entry.read_bytes()[:100])
     again = executor.run("c", SUM_C, INPUTS, LIMITS)
     assert again.details["compile_cache"] == "miss" and outputs(again) == ["3\n", "42\n"]
+
+
+def test_a_read_only_directory_costs_compiles_not_runs(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A cache on a read-only mount: every program compiles and runs as without a cache, and the log says why once."""
+    directory = tmp_path / "read-only"
+    directory.mkdir(mode=0o700)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,mode=0700,size=1m", "tmpfs", str(directory)], check=True)
+    try:
+        executor = Executor(compile_cache=CompileCache(directory, 256 * 1024 * 1024))
+        runs = [executor.run("c", SUM_C, INPUTS, LIMITS) for _ in range(2)]
+    finally:
+        subprocess.run(["umount", str(directory)], check=True)
+    assert [outputs(run) for run in runs] == [["3\n", "42\n"]] * 2
+    assert [run.details["compile_cache"] for run in runs] == ["miss", "miss"]
+    assert caplog.text.count("cannot be written (Read-only file system)") == 1, caplog.text
 
 
 def test_a_directory_others_can_write_is_refused(tmp_path: Path) -> None:
