@@ -277,6 +277,9 @@ def test_program_prepends_the_prompt_or_the_call_imports() -> None:
         ({"inputs": ["1"], "outputs": ["1"], "files": {"a.txt": 5}}, "reference.files.a.txt: expected base64 text"),
         ({"inputs": ["1"], "outputs": ["1"], "files": {"a.txt": "**"}}, "reference.files.a.txt: the content is not"),
         ({"inputs": ["1"], "outputs": ["1"], "files": {"../../etc/x": ""}}, "reference.files.../../etc/x: '../../etc"),
+        ({"inputs": ["1\ud800"], "outputs": ["1"]}, "reference.inputs[0]: holds '\\ud800', a lone surrogate"),
+        ({"tests": [{"input": "1", "output": ["\udfff"]}]}, "reference.tests[0].output: holds '\\udfff'"),
+        ({"inputs": ["1"], "outputs": ["1"], "files": {"a\ud800.txt": ""}}, "reference.files.'a\\ud800.txt': holds"),
         (json.dumps({"inputs": ["1"], "outputs": ["1"], "total_time_limit": 5}), "reference.total_time_limit"),
     ],
 )
@@ -532,6 +535,28 @@ def test_invalid_references_and_missing_code(server: LocalServer) -> None:
     assert "reference.total_time_limit" in reasons[3]
     assert results[4]["reward"] == 0 and "no fenced code block" in results[4]["details"]["accuracy"]["reason"]
     assert "assert tests need Python" in results[5]["details"]["accuracy"]["reason"]
+
+
+def test_test_data_no_run_can_use_is_an_invalid_item_not_an_error(server: LocalServer) -> None:
+    """A lone surrogate (a JSON escape, not text) in a test's input or a file's name, and a reference file where
+    the program's own source goes: the item is invalid, naming the field; the batch's other items are graded."""
+    items = [
+        {"task": "code", "completion": fenced("print(input())"), "reference": {"inputs": ["\ud800"], "outputs": ["x"]}},
+        {"task": "code", "completion": fenced("print(1)"), "reference": A_PLUS_B | {"files": {"a\udc00": ""}}},
+        {"task": "code", "completion": fenced("print(1)"), "reference": A_PLUS_B | {"files": {"main.py": ""}}},
+        {"task": "code", "completion": fenced("print(sum(map(int, input().split())))"), "reference": A_PLUS_B},
+    ]
+    body = json.dumps({"items": items})  # ensure_ascii: the surrogates travel as escapes, as a trainer's JSON has them
+    with server.client() as client:
+        response = client.post("/v1/rewards", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 200, response.text
+    results = response.json()["results"]
+    assert [r["status"] for r in results] == ["invalid"] * 3 + ["ok"], results
+    reasons = [r["details"].get("reason", "") for r in results]
+    assert "reference.inputs[0]: holds '\\ud800', a lone surrogate" in reasons[0]
+    assert "reference.files.'a\\udc00': holds" in reasons[1]
+    assert "reference.files: 'main.py' would replace the program's own source file" in reasons[2]
+    assert results[3]["reward"] == 1.0
 
 
 def test_task_auto_is_code_when_the_reference_holds_tests(server: LocalServer) -> None:

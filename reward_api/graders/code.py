@@ -32,6 +32,7 @@ from reward_api.graders.code_reference import CodeReference, parse_reference
 from reward_api.graders.math_extract import answer_region
 from reward_api.profiles import CodeSettings
 from sandbox.executor import Cancel, source_size_error
+from sandbox.files import FilePathError
 from sandbox.judge import JudgeBackend, JudgeReport, LocalJudge, compile_error_report
 from sandbox.languages import LanguageError, LanguageUnavailable, UnknownLanguage, get_language
 
@@ -80,6 +81,8 @@ def grade_code(
             if chosen_by_answer:  # the answer's choice, not the item's fault: a wrong answer, never a masked status
                 return Score(0.0, details | {"reason": f"the answer's language cannot run here: {exc}"})
             raise InvalidItem(str(exc)) from None
+        except FilePathError as exc:  # a reference file where the program's own source goes
+            raise InvalidItem(f"reference.files: {exc}") from None
     if report.sandbox_error:
         raise SandboxError(report.sandbox_error[-500:])
     all_passed = report.passed == len(report.tests) > 0

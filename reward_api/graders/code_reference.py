@@ -291,6 +291,7 @@ def _files(value: object) -> dict[str, bytes]:
     """The files the tests read ({path: base64}, as SandboxFusion's `files`), written before the program runs."""
     files = {}
     for path, content in _object(value, "reference.files", "an object of path -> base64 content").items():
+        _utf8(path, f"reference.files.{path!r}")
         if not isinstance(content, str):
             raise InvalidItem(f"reference.files.{path}: expected base64 text, got {_kind(content)}")
         try:
@@ -329,12 +330,25 @@ def _field(test: dict[str, Any], names: tuple[str, str], where: str) -> object:
 def _text(value: object, where: str) -> str:
     """Stdin or expected stdout: a string, a list of lines, or a bare number."""
     if isinstance(value, str):
-        return value
+        return _utf8(value, where)
     if isinstance(value, list) and all(isinstance(line, str) for line in value):
-        return "\n".join(value) + "\n"
+        return _utf8("\n".join(value) + "\n", where)
     if isinstance(value, int | float) and not isinstance(value, bool):
         return str(value)
     raise InvalidItem(f"{where}: expected text (a string or a list of lines), got {_kind(value)}")
+
+
+def _utf8(text: str, where: str) -> str:
+    """`text`, which a run reads or writes as UTF-8: a lone surrogate (legal in JSON's escapes) is not text, so
+    the item is invalid, naming the field, rather than a run that fails to start."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidItem(
+                f"{where}: holds {text[exc.start]!r}, a lone surrogate, which is not text; send valid UTF-8"
+            ) from None
+    return text
 
 
 def _args(value: object, where: str) -> list[Any]:
