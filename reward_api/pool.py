@@ -284,6 +284,7 @@ class _Worker:
         self.demoted = False
         self.lowered = False  # reniced to LOW_NICENESS (it cannot be un-niced)
         self.calls: dict[int, asyncio.Future] = {}  # side-by-side lane: calls sent and not yet answered
+        self.free_slots = 0  # its entries in its lane's idle queue: all of them when it runs no call
         self.send_lock = asyncio.Lock()  # side-by-side lane: one message at a time on the pipe
 
     @property
@@ -718,7 +719,7 @@ class WorkerPool:
         if answer is not None and not answer.done():
             answer.set_result((kind, payload, cpu))
         if worker in worker.lane.workers:
-            worker.lane.idle.put_nowait(worker)  # its slot is free again
+            self._free_slot(worker)  # its slot is free again
 
     def _worker_gone(self, worker: _Worker) -> None:
         """A side-by-side worker's pipe ended: its calls answer `died` (each is retried once), and it is replaced."""
@@ -739,6 +740,7 @@ class WorkerPool:
                     worker = await asyncio.wait_for(lane.idle.get(), max(0.0, wait_until - time.monotonic()))
                 except TimeoutError:
                     return None
+            worker.free_slots -= 1
             if worker in lane.workers:
                 return worker
 
@@ -849,7 +851,28 @@ class WorkerPool:
             if not worker.demoted:
                 self._start_replacement(worker.lane)
         else:
-            worker.lane.idle.put_nowait(worker)
+            self._free_slot(worker)
+
+    @staticmethod
+    def _free_slot(worker: _Worker) -> None:
+        worker.free_slots += 1
+        worker.lane.idle.put_nowait(worker)
+
+    def _watch_exit(self, worker: _Worker) -> None:
+        """A one-call-at-a-time worker that dies while idle (killed from outside, out of memory) is replaced at
+        once, not when a call next picks it: until then /readyz and the lane would count a dead worker. A death
+        during a call is the call's to handle (its outcome says why). Side-by-side workers' readers see the end
+        of their pipes themselves."""
+        loop = asyncio.get_running_loop()
+        sentinel = worker.process.sentinel
+
+        def exited() -> None:
+            loop.remove_reader(sentinel)
+            idle = worker.free_slots == worker.lane.calls_at_once
+            if idle and worker in worker.lane.workers and not self._closed:
+                self._discard(worker, "crash")
+
+        loop.add_reader(sentinel, exited)
 
     def _discard(self, worker: _Worker, reason: str) -> None:
         """Kill a worker; a pool worker is replaced (a demoted one was replaced when it was demoted)."""
@@ -917,12 +940,15 @@ class WorkerPool:
         return worker
 
     def _open(self, worker: _Worker) -> None:
-        """A started worker takes calls: a slot per call it may run at once, and its reader when that is several."""
+        """A started worker takes calls: a slot per call it may run at once, and its reader when that is several
+        (else a watch on its exit)."""
         lane = worker.lane
         if lane.calls_at_once > 1:
             reader = threading.Thread(
                 target=self._read_answers, args=(worker, asyncio.get_running_loop()), daemon=True, name="pool-answers"
             )
             reader.start()
+        else:
+            self._watch_exit(worker)
         for _ in range(lane.calls_at_once):
-            lane.idle.put_nowait(worker)
+            self._free_slot(worker)

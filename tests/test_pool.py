@@ -131,6 +131,25 @@ def test_a_worker_killed_from_outside_has_its_call_retried_on_a_fresh_worker(tmp
     assert restarts == ["crash"]
 
 
+@pytest.mark.parametrize("heavy", [False, True])
+def test_a_worker_killed_while_idle_is_replaced_before_a_call_needs_it(heavy: bool) -> None:
+    """Seen from its exit, not from the next call it would get: until then /readyz counted a dead worker."""
+
+    async def body(pool: WorkerPool):
+        victim = (await pool.call(pool_jobs.pid, heavy=heavy)).value
+        os.kill(victim, signal.SIGKILL)
+        for _ in range(250):  # no call is made meanwhile
+            if pool.restarts and pool.alive == 1:
+                break
+            await asyncio.sleep(0.02)
+        replaced_unasked = pool.restarts
+        return victim, replaced_unasked, (await pool.call(pool_jobs.pid, heavy=heavy)).value
+
+    (victim, replaced_unasked, successor), restarts = run(with_pool(body, size=1, heavy_size=1))
+    assert replaced_unasked == 1 and successor != victim
+    assert restarts == ["crash"]  # its stale slot was skipped, not its death handled twice
+
+
 def test_slow_calls_step_aside_and_run_at_low_priority() -> None:
     """One worker: without demotion the quick calls would queue behind the 1.5 s one."""
 
