@@ -124,6 +124,8 @@ class Zygote:
         finally:
             theirs.close()
         self._control = control
+        reaper = threading.Thread(target=_reap, args=(self._process, self.__dict__, self._lock), daemon=True)
+        reaper.start()
         with contextlib.suppress(BrokenPipeError):  # it died at once: the send that follows says so
             self._process.stdin.write(preamble(SERVER.read_text(encoding="utf-8")) + runner_preamble())
             self._process.stdin.close()
@@ -141,6 +143,16 @@ def _stop(state: dict) -> None:
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         state["_process"] = None
+
+
+def _reap(process: subprocess.Popen, state: dict, lock: threading.Lock) -> None:
+    """Waits for the zygote's `bwrap` launcher to end: one killed from outside is reaped at once (no zombie) and
+    the zygote it leaves behind is ended with it (_stop), not kept until the next run or the Executor's end.
+    (The state, not the Zygote: a thread holding the Zygote would keep its finalizer from ever running.)"""
+    process.wait()
+    with lock:
+        if state.get("_process") is process:
+            _stop(state)
 
 
 class ZygoteRun:

@@ -39,7 +39,7 @@ SANDBOX_TESTS = 4  # ...the last for a stdin/stdout test and an assert test (its
 # (py-allocate, above, is a hog its slot stops: an OOM kill read from the slot's memory.events).
 SLOT_CHECKS = ["test_tests_run_at_once", "python-reserve-2gb-in-256mb"]
 # Runs forked from the zygote (tests/test_zygote.py, all of it): their namespaces, capabilities, mounts and cgroups.
-ZYGOTE_CHECKS, ZYGOTE_TESTS = "test_zygote", 10
+ZYGOTE_CHECKS, ZYGOTE_TESTS = "test_zygote", 11
 # As root, only what differs from the user's run: the service's own subtree in the root cgroup, with the cpu
 # controller (the delegated subtree has memory and pids only). Each check costs seconds in the emulator.
 ROOT_ROWS = ["py-fork-bomb", "py-allocate"]

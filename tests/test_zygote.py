@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import zygote
+from sandbox.cpu_priority import descendants
 from sandbox.executor import Execution, Executor, Limits
 from sandbox.executor import TestInput as Input
 
@@ -157,6 +159,22 @@ def test_the_zygote_outlives_the_thread_that_started_it() -> None:
     time.sleep(0.2)
     inspect(executor)
     assert started is not None and executor.zygote.pid == started
+
+
+def test_a_zygote_killed_from_outside_is_reaped_and_leaves_nothing() -> None:
+    """Its `bwrap` launcher killed: no zombie, no sandbox left behind, and the next run starts a new zygote."""
+    executor = Executor(parallel=1, compile_cache=None, zygote=True)
+    inspect(executor)
+    launcher = executor.zygote.pid
+    inside = descendants(launcher)
+    assert launcher is not None and inside
+    os.kill(launcher, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in (launcher, *inside)):
+        time.sleep(0.05)
+    assert [pid for pid in (launcher, *inside) if Path(f"/proc/{pid}").exists()] == []  # a zombie keeps its /proc
+    inspect(executor)
+    assert executor.zygote.pid not in (None, launcher)
 
 
 def test_the_zygote_ends_with_the_process_that_started_it() -> None:
