@@ -12,6 +12,7 @@ LaTeX of the same answer; none of them accepts anything by itself. The families:
   `(f(n), g(n)) = (n, 1)` is `f(n)=n, g(n)=1`.
 - Integer parameters declared in words (`k \\in \\mathbb{Z}`, "where n is an integer"):
   the declaration is taken off and its names kept, so a solution family may rename them.
+- Ratios of three terms or more: `3:2:1` is its terms in order, not the quotient (3/2)/1.
 - `\\pm` inside a tuple: `(\\pm\\sqrt2, 0)` is the list of tuples with each sign.
 - Word answers: `\\text{Odd}`, `odd.` and `the ellipse` compare as normalised words.
 """
@@ -293,6 +294,22 @@ def split_top_level(text: str, separators: str = ",") -> list[str]:
             start = index + 1
     items.append(text[start:])
     return items
+
+
+# ---------------------------------------------------------------- ratios
+
+
+def ratio_terms(text: str) -> tuple[str, ...] | None:
+    """`3:2:1` and `x:y:z = 3:2:1` -> ("3", "2", "1"); None for anything but a ratio of three terms or more.
+
+    The parser reads `a:b:c` as the quotient (a/b)/c, so `3:1:2` would equal `3:2:1`; a ratio of two
+    terms is left to it (`3:2` is 3/2), a longer one is compared term by term.
+    """
+    ratio = text.rpartition("=")[2]  # after the names: `S_1:S_2 = 7:32`
+    if ratio.count(":") < 2:
+        return None
+    terms = [term.strip() for term in split_top_level(ratio, ":")]
+    return tuple(terms) if len(terms) > 2 and all(terms) else None
 
 
 # ---------------------------------------------------------------- integer parameters
