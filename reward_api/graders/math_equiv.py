@@ -72,6 +72,7 @@ from sympy.matrices.expressions import MatrixExpr
 from reward_api.graders.math_forms import (
     canonical_text,
     drop_labels,
+    exact_repeating,
     expand_signs,
     fix_slips,
     plain_latex,
@@ -184,7 +185,8 @@ def _prepare(text: str, ignore_units: bool) -> Prepared:
     text = _DELIMITERS.sub(" ", strip_prose(plain_latex(text)))
     text = _SPACING.sub(" ", _NEGATIVE_SPACE.sub("", text))
     text = _LETTER_TEXT.sub(r"\1", text)
-    text = " ".join(text.split()).strip().rstrip(_TRAILING).removeprefix("**").removesuffix("**")
+    text = exact_repeating(" ".join(text.split()).strip())  # before trailing dots go: `1.999...` is 2
+    text = text.rstrip(_TRAILING).removeprefix("**").removesuffix("**")
     if len(text) > MAX_ANSWER_CHARS:
         return Prepared(_without_thousands(text), canonical=canonical_text(text), oversized=True)
     declared = take_declarations(fix_slips(text))

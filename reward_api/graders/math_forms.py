@@ -8,6 +8,7 @@ LaTeX of the same answer; none of them accepts anything by itself. The families:
 - Notation slips: unbraced arguments read as TeX reads them (`\\frac{1+a}c`, `\\sqrt\\pi`), a
   degree sign lost or written `^\\textcirc`, ordinals (`12^{\\mathrm{th}}`), `m_{\\max}`, stray
   punctuation before a closing bracket (`(1, \\sqrt{2}.]`).
+- Repeating decimals: `0.1\\overline{6}` and `0.1666\\ldots` are the fraction 1/6.
 - Labels: `\\text{Minimum: } 1, \\text{Maximum: } 3` is the list `1, 3` in that order;
   `(f(n), g(n)) = (n, 1)` is `f(n)=n, g(n)=1`.
 - Integer parameters declared in words (`k \\in \\mathbb{Z}`, "where n is an integer"):
@@ -223,6 +224,50 @@ def _brace_arguments(text: str) -> str:
             out.append("{" + argument + "}")
     out.append(text[position:])
     return "".join(out)
+
+
+# ---------------------------------------------------------------- repeating decimals
+
+_OVERLINED = re.compile(
+    r"(?P<sign>-?)(?P<whole>\d*)\.(?P<fixed>\d*)\\(?:overline|bar|dot)\s*(?:\{(?P<period>\d{1,12})\}|(?P<digit>\d))"
+)
+_DOTTED = re.compile(r"(?P<sign>-?)(?P<whole>\d*)\.(?P<digits>\d{3,40})\s*(?:\\[lc]?dots|\.\.\.|…)")
+# A tail read as repeating: one digit three times (`0.1666...`), two or three digits twice (`0.2727...`).
+_REPEATS = ((1, 3), (2, 2), (3, 2))
+
+
+def exact_repeating(text: str) -> str:
+    """`0.1\\overline{6}`, `0.1666\\ldots`, `1.999...` -> `\\frac{1}{6}`, `\\frac{2}{1}`: a repeating decimal is
+    the fraction it equals. A tail that does not repeat (`1.41421356\\ldots`) is a truncation, left as it is."""
+    if "." not in text:
+        return text
+    overlined = _OVERLINED.fullmatch(text)
+    if overlined:
+        period = overlined["period"] or overlined["digit"]
+        return _fraction(overlined["sign"], overlined["whole"], overlined["fixed"], period)
+    dotted = _DOTTED.fullmatch(text)
+    if dotted:
+        digits = dotted["digits"]
+        for length, times in _REPEATS:
+            period = digits[-length:]
+            if digits.endswith(period * times):
+                fixed = digits.rstrip(period) if length == 1 else _before_repeats(digits, period)
+                return _fraction(dotted["sign"], dotted["whole"], fixed, period)
+    return text
+
+
+def _before_repeats(digits: str, period: str) -> str:
+    while digits.endswith(period):
+        digits = digits[: -len(period)]
+    return digits
+
+
+def _fraction(sign: str, whole: str, fixed: str, period: str) -> str:
+    """whole.fixed(period) repeating as `\\frac{p}{q}`: (whole fixed period - whole fixed) / (10^k (10^n - 1))."""
+    head = int((whole or "0") + fixed)
+    numerator = int((whole or "0") + fixed + period) - head
+    denominator = (10 ** len(period) - 1) * 10 ** len(fixed)
+    return f"{sign}\\frac{{{numerator}}}{{{denominator}}}"
 
 
 # ---------------------------------------------------------------- labels

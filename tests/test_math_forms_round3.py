@@ -1,0 +1,51 @@
+"""Right answers in forms the grader rejected before issue 35, each beside a wrong twin that stays rejected.
+
+Tables of (answer, reference, expected), in the style of math-verify's tests: the right answer's row
+(1) comes first, its twin (0), a close edit that makes it wrong, right after.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from reward_api.graders.math_grader import grade_math
+from reward_api.profiles import MathSettings
+
+DEFAULT = MathSettings()
+
+REPEATING_DECIMALS = [
+    (r"0.\overline{7}", r"\frac{7}{9}", 1),
+    (r"0.\overline{07}", r"\frac{7}{9}", 0),
+    (r"0.\overline{27}", r"\frac{3}{11}", 1),
+    (r"0.\overline{72}", r"\frac{3}{11}", 0),
+    (r"0.1\overline{6}", r"\frac{1}{6}", 1),
+    (r"0.\overline{16}", r"\frac{1}{6}", 0),
+    (r"0.1666\ldots", r"\frac{1}{6}", 1),
+    ("0.1666", r"\frac{1}{6}", 0),  # a truncation, not the exact value
+    ("1.999...", "2", 1),
+    ("1.99", "2", 0),
+    ("0.272727…", r"\frac{3}{11}", 1),
+    ("0.272727…", r"\frac{27}{100}", 0),
+    (r"\frac{7}{9}", r"0.\overline{7}", 1),  # the repeating decimal as the reference
+    (r"\frac{7}{10}", r"0.\overline{7}", 0),
+    (r"-0.\overline{3}", r"-\frac{1}{3}", 1),
+    (r"-0.\overline{3}", r"\frac{1}{3}", 0),
+    (r"2.\overline{142857}", r"\frac{15}{7}", 1),
+    (r"2.\overline{142856}", r"\frac{15}{7}", 0),
+    (r"1.41421356\ldots", r"\sqrt{2}", 1),  # no repeating tail: a truncation, as before
+    (r"1.41421357\ldots", r"\sqrt{2}", 0),
+]
+
+FAMILIES = {"repeating_decimals": REPEATING_DECIMALS}
+ROWS = [(family, *row) for family, rows in FAMILIES.items() for row in rows]
+
+
+def grade(answer: str, reference: str | list[str]) -> float:
+    return grade_math(f"\\boxed{{{answer}}}", reference, DEFAULT).value
+
+
+@pytest.mark.parametrize(
+    ("family", "answer", "reference", "expected"), ROWS, ids=[f"{r[0]}-{r[1]}-{r[2]}" for r in ROWS]
+)
+def test_forms(family: str, answer: str, reference: str | list[str], expected: int) -> None:
+    assert grade(answer, reference) == expected, f"{family}: {answer!r} against {reference!r}"
