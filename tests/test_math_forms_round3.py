@@ -36,7 +36,19 @@ REPEATING_DECIMALS = [
     (r"1.41421357\ldots", r"\sqrt{2}", 0),
 ]
 
-FAMILIES = {"repeating_decimals": REPEATING_DECIMALS}
+REVERSED_CHAINS = [
+    ("5 > y > 2", "2 < y < 5", 1),
+    ("5 > y > 3", "2 < y < 5", 0),
+    (r"5 \geq y > 2", r"2 < y \leq 5", 1),
+    (r"5 > y \geq 2", r"2 < y \leq 5", 0),
+    (r"2 < x \le 7", r"7 \ge x > 2", 1),
+    (r"2 \le x \le 7", r"7 \ge x > 2", 0),
+]
+
+FAMILIES = {
+    "repeating_decimals": REPEATING_DECIMALS,
+    "reversed_chains": REVERSED_CHAINS,
+}
 ROWS = [(family, *row) for family, rows in FAMILIES.items() for row in rows]
 
 

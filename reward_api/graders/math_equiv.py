@@ -961,10 +961,12 @@ class _Comparer:
     def _same_relation(self, ref: Basic, ans: Basic) -> str | None:
         if isinstance(ref, And) and isinstance(ans, And):
             ref_args, ans_args = ref._unsorted_args, ans._unsorted_args
-            if len(ref_args) == len(ans_args) and all(
-                self._same_relation(r, a) for r, a in zip(ref_args, ans_args, strict=True)
-            ):
-                return "relation"
+            # `5 > y > 2` is `2 < y < 5` read from the other end
+            for ordered in (ans_args, ans_args[::-1]):
+                if len(ref_args) == len(ordered) and all(
+                    self._same_relation(r, a) for r, a in zip(ref_args, ordered, strict=True)
+                ):
+                    return "relation"
         if isinstance(ref, Set) or isinstance(ans, Set):
             return self._relation_as_set(ref, ans)
         if not (isinstance(ref, Relational) and isinstance(ans, Relational)):
