@@ -45,9 +45,36 @@ REVERSED_CHAINS = [
     (r"2 \le x \le 7", r"7 \ge x > 2", 0),
 ]
 
+NOTATION = [
+    (r"\varnothing", r"\emptyset", 1),
+    (r"\{0\}", r"\emptyset", 0),
+    (r"\emptyset", r"\varnothing", 1),
+    (r"\{\varnothing\}", r"\varnothing", 0),
+    (r"5 \colon 8", "5:8", 1),
+    (r"8 \colon 5", "5:8", 0),
+    (r"5 \colon 8", r"\frac{5}{8}", 1),
+    (r"3 \colon 2 \colon 1", "6:4:2", 1),
+    (r"3 \colon 1 \colon 2", "6:4:2", 0),
+]
+
+DEGREE_ARGUMENTS = [
+    (r"\cos 30^\circ", r"\frac{\sqrt{3}}{2}", 1),
+    (r"\cos 60^\circ", r"\frac{\sqrt{3}}{2}", 0),
+    (r"\tan 15^\circ", r"2-\sqrt{3}", 1),
+    (r"\tan 15", r"2-\sqrt{3}", 0),  # 15 radians
+    (r"\sin(45°)", r"\frac{\sqrt{2}}{2}", 1),
+    (r"\sin(45°)", r"\frac{1}{2}", 0),
+    (r"2\sin 30^{\circ} + \cos 0^\circ", "2", 1),
+    (r"2\sin 30^{\circ} + \cos 90^\circ", "2", 0),
+    (r"\frac{\sqrt{3}}{2}", r"\sin 60^\circ", 1),
+    (r"\frac{1}{2}", r"\sin 60^\circ", 0),
+]
+
 FAMILIES = {
     "repeating_decimals": REPEATING_DECIMALS,
     "reversed_chains": REVERSED_CHAINS,
+    "notation": NOTATION,
+    "degree_arguments": DEGREE_ARGUMENTS,
 }
 ROWS = [(family, *row) for family, rows in FAMILIES.items() for row in rows]
 

@@ -6,8 +6,9 @@ LaTeX of the same answer; none of them accepts anything by itself. The families:
 - Unicode and HTML math: `∞ ∪ ≤ ＞ π √2 ±`, full-width digits, `3<sup>x</sup>`, `&le;`.
 - Escapes eaten on the way: `\\frac` read by JSON as a form feed and `rac`, and the like.
 - Notation slips: unbraced arguments read as TeX reads them (`\\frac{1+a}c`, `\\sqrt\\pi`), a
-  degree sign lost or written `^\\textcirc`, ordinals (`12^{\\mathrm{th}}`), `m_{\\max}`, stray
-  punctuation before a closing bracket (`(1, \\sqrt{2}.]`).
+  degree sign lost or written `^\\textcirc`, degrees inside `\\cos 30^\\circ`, `\\varnothing` and
+  `\\colon`, ordinals (`12^{\\mathrm{th}}`), `m_{\\max}`, stray punctuation before a closing
+  bracket (`(1, \\sqrt{2}.]`).
 - Repeating decimals: `0.1\\overline{6}` and `0.1666\\ldots` are the fraction 1/6.
 - Labels: `\\text{Minimum: } 1, \\text{Maximum: } 3` is the list `1, 3` in that order;
   `(f(n), g(n)) = (n, 1)` is `f(n)=n, g(n)=1`.
@@ -166,6 +167,13 @@ _TAKES_ARGUMENTS = re.compile(r"\\(?:(?P<two>[dtc]?frac|[dt]?binom)|sqrt)(?![A-Z
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 _DEGREE_WORDS = re.compile(r"\\text(?:circ|degree)\b|\\(?:text|mathrm)\{\s*\\?circ\s*\}")
 _LOST_DEGREE = re.compile(r"(?<=\d)\s*\^\s*(?:\{\s*\})?\s*$")
+# A trigonometric function of an angle in degrees: `\\cos 30^\\circ`, `\\sin(45°)`.
+_DEGREE_ARGUMENT = re.compile(
+    r"\\(?P<function>sin|cos|tan|cot|sec|csc)\s*(?P<open>\(|\{)?\s*(?P<angle>\d+(?:\.\d+)?)\s*"
+    r"(?:\^\s*\{?\s*\\circ\s*\}?|°)\s*(?(open)[)}])"
+)
+# Synonyms the parser does not know: the empty set, a ratio's colon.
+_SYNONYMS = (("\\varnothing", "\\emptyset"), ("\\colon", ":"))
 _ORDINAL = re.compile(
     r"^\s*(\d+)\s*(?:\^\s*)?\{?\s*(?:\\(?:mathrm|text|textrm|rm)\s*\{?\s*)?(?:st|nd|rd|th)\s*\}?\s*\}?\s*$"
 )
@@ -177,12 +185,17 @@ _STRAY_PUNCTUATION = re.compile(r"(?<=[^\s.,;{\\])\s*[.,;]\s*(?=(?:\\right\s*)?(
 
 
 def fix_slips(text: str) -> str:
-    """A box inside the box, unbraced arguments, lost or odd degree signs, ordinals, `_{\\max}`, stray punctuation."""
+    """A box inside the box, unbraced arguments, lost or odd degree signs, degrees as a trigonometric function's
+    argument, synonyms (`\\varnothing`, `\\colon`), ordinals, `_{\\max}`, stray punctuation."""
     text = _unbox(text)
     text = _SPACED_DECIMAL.sub(r"\1.\2", text)
     text = _brace_arguments(_STRAY_PUNCTUATION.sub("", text))
     text = _DEGREE_WORDS.sub(r"\\circ", text)
     text = _LOST_DEGREE.sub(r"^\\circ", text)
+    if "\\" in text:
+        text = _DEGREE_ARGUMENT.sub(r"\\\g<function>(\\frac{\g<angle>\\pi}{180})", text)
+        for synonym, known in _SYNONYMS:
+            text = text.replace(synonym, known)
     text = _ORDINAL.sub(r"\1", text)
     return _OPERATOR_SUBSCRIPT.sub(lambda m: "_{" + m.group(2).removeprefix("text{").strip(" }") + "}", text)
 
