@@ -70,11 +70,23 @@ DEGREE_ARGUMENTS = [
     (r"\frac{1}{2}", r"\sin 60^\circ", 0),
 ]
 
+EXPONENTIAL_FORM = [
+    (r"2e^{i\pi/3}", r"1+\sqrt{3}i", 1),
+    (r"2e^{i\pi/6}", r"1+\sqrt{3}i", 0),
+    (r"e^{i\pi}", "-1", 1),
+    (r"e^{i\pi/2}", "-1", 0),
+    (r"\sqrt{2}e^{i\frac{\pi}{4}}", "1+i", 1),
+    (r"\sqrt{2}e^{-i\frac{\pi}{4}}", "1+i", 0),
+    (r"1+\sqrt{3}i", r"2e^{\frac{\pi}{3}i}", 1),
+    (r"1-\sqrt{3}i", r"2e^{\frac{\pi}{3}i}", 0),
+]
+
 FAMILIES = {
     "repeating_decimals": REPEATING_DECIMALS,
     "reversed_chains": REVERSED_CHAINS,
     "notation": NOTATION,
     "degree_arguments": DEGREE_ARGUMENTS,
+    "exponential_form": EXPONENTIAL_FORM,
 }
 ROWS = [(family, *row) for family, rows in FAMILIES.items() for row in rows]
 

@@ -1051,6 +1051,8 @@ class _Comparer:
     def _same_value(self, ref: sympy.Expr, ans: sympy.Expr) -> str | None:
         if ref == ans:
             return "exact"
+        if _euler_form(ref) or _euler_form(ans):  # `2e^{i\\pi/3}`: i is the imaginary unit on both sides
+            ref, ans = _imaginary_unit(ref), _imaginary_unit(ans)
         parameters = self._family_parameters(ref, ans)
         if parameters is not None:
             return self._same_family(ref, ans, *parameters)
@@ -1122,6 +1124,15 @@ class _Comparer:
         scale = max(abs(sympy.N(ref, 30)), abs(sympy.N(ans, 30)))
         error = abs(sympy.N(diff, 30))
         return bool(error <= self.rel_tol * scale) if error.is_real and scale.is_real else False
+
+
+def _euler_form(expr: sympy.Expr) -> bool:
+    """Is there an exponential with i in its exponent (`r e^{i\\theta}`)?"""
+    return any(symbol.name == "i" for power in expr.atoms(sympy.exp) for symbol in power.args[0].free_symbols)
+
+
+def _imaginary_unit(expr: sympy.Expr) -> sympy.Expr:
+    return expr.xreplace({symbol: sympy.I for symbol in expr.free_symbols if symbol.name == "i"})
 
 
 def _rational(value: Fraction) -> Rational:
