@@ -81,12 +81,23 @@ EXPONENTIAL_FORM = [
     (r"1-\sqrt{3}i", r"2e^{\frac{\pi}{3}i}", 0),
 ]
 
+PLUS_MINUS_INSIDE = [
+    (r"\frac{3 \pm \sqrt{7}}{2}", r"\frac{3+\sqrt{7}}{2}, \frac{3-\sqrt{7}}{2}", 1),
+    (r"\frac{3 \pm \sqrt{5}}{2}", r"\frac{3+\sqrt{7}}{2}, \frac{3-\sqrt{7}}{2}", 0),
+    (r"\frac{3+\sqrt{7}}{2}", r"\frac{3+\sqrt{7}}{2}, \frac{3-\sqrt{7}}{2}", 0),  # one root of two
+    (r"x = \frac{-1 \pm \sqrt{5}}{2}", r"\frac{-1-\sqrt{5}}{2}, \frac{-1+\sqrt{5}}{2}", 1),
+    (r"x = \frac{1 \pm \sqrt{5}}{2}", r"\frac{-1-\sqrt{5}}{2}, \frac{-1+\sqrt{5}}{2}", 0),
+    (r"\frac{-1-\sqrt{5}}{2}, \frac{-1+\sqrt{5}}{2}", r"\frac{-1 \pm \sqrt{5}}{2}", 1),
+    (r"\frac{-1-\sqrt{5}}{2}", r"\frac{-1 \pm \sqrt{5}}{2}", 0),
+]
+
 FAMILIES = {
     "repeating_decimals": REPEATING_DECIMALS,
     "reversed_chains": REVERSED_CHAINS,
     "notation": NOTATION,
     "degree_arguments": DEGREE_ARGUMENTS,
     "exponential_form": EXPONENTIAL_FORM,
+    "plus_minus_inside": PLUS_MINUS_INSIDE,
 }
 ROWS = [(family, *row) for family, rows in FAMILIES.items() for row in rows]
 

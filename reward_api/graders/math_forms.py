@@ -15,7 +15,8 @@ LaTeX of the same answer; none of them accepts anything by itself. The families:
 - Integer parameters declared in words (`k \\in \\mathbb{Z}`, "where n is an integer"):
   the declaration is taken off and its names kept, so a solution family may rename them.
 - Ratios of three terms or more: `3:2:1` is its terms in order, not the quotient (3/2)/1.
-- `\\pm` inside a tuple: `(\\pm\\sqrt2, 0)` is the list of tuples with each sign.
+- `\\pm` inside a tuple: `(\\pm\\sqrt2, 0)` is the list of tuples with each sign; inside a group
+  (`\\frac{3 \\pm \\sqrt{7}}{2}`), the list of both values.
 - Word answers: `\\text{Odd}`, `odd.` and `the ellipse` compare as normalised words.
 """
 
@@ -410,12 +411,29 @@ MAX_SIGNS = 4  # 2^4 tuples at most
 
 
 def expand_signs(text: str) -> str:
-    """`(\\pm\\sqrt2, 0, \\pm\\sqrt2)` -> the four tuples, each sign chosen independently."""
+    """`(\\pm\\sqrt2, 0, \\pm\\sqrt2)` -> the four tuples, each sign chosen independently;
+    `\\frac{3 \\pm \\sqrt{7}}{2}` -> its two values."""
     if "\\pm" not in text and "\\mp" not in text:
         return text
     items = split_top_level(text)
-    expanded = [_expand_tuple(item.strip()) for item in items]
+    expanded = [_expand_nested(_expand_tuple(item.strip())) for item in items]
     return ", ".join(expanded) if expanded != [item.strip() for item in items] else text
+
+
+def _expand_nested(item: str) -> str:
+    """One sign inside a group (`\\frac{3 \\pm \\sqrt{7}}{2}`), which the parser cannot read: both values.
+    A sign at the top level (`2 \\pm \\sqrt{3}`) the parser reads as the set of both itself."""
+    signs = list(_SIGN.finditer(item))
+    if len(signs) != 1 or _depth(item, signs[0].start()) == 0:
+        return item
+    sign = signs[0]
+    values = [item[: sign.start()] + chosen + item[sign.end() :] for chosen in ("+", "-")]
+    return ", ".join(values)
+
+
+def _depth(text: str, position: int) -> int:
+    """How many brackets and braces are open at `position`."""
+    return sum(1 if char in "([{" else -1 if char in ")]}" else 0 for char in text[:position])
 
 
 def _expand_tuple(item: str) -> str:
