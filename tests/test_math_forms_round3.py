@@ -91,6 +91,23 @@ PLUS_MINUS_INSIDE = [
     (r"\frac{-1-\sqrt{5}}{2}", r"\frac{-1 \pm \sqrt{5}}{2}", 0),
 ]
 
+MULTIPLE_CHOICE = [
+    ("B", r"\textbf{(B)}\ 7", 1),
+    ("C", r"\textbf{(B)}\ 7", 0),
+    ("(B)", r"\textbf{(B)}\ 7", 1),
+    ("(D)", r"\textbf{(B)}\ 7", 0),
+    ("7", r"\textbf{(B)}\ 7", 1),
+    ("8", r"\textbf{(B)}\ 7", 0),
+    (r"\textbf{(B)}\ 7", r"\textbf{(B)}\ 7", 1),
+    (r"\textbf{(C)}\ 7", r"\textbf{(B)}\ 7", 0),  # the letter is the choice
+    (r"(B)\ 8", r"\textbf{(B)}\ 7", 0),  # a right letter with another choice's value
+    (r"\text{(A)}\ 3", r"\text{(A)}", 1),
+    (r"\text{(B)}\ 3", r"\text{(A)}", 0),
+    (r"(E) \frac{1}{2}", r"\mathrm{(E)}\ \frac{1}{2}", 1),
+    (r"\frac{1}{2}", r"\mathrm{(E)}\ \frac{1}{2}", 1),
+    (r"\frac{1}{3}", r"\mathrm{(E)}\ \frac{1}{2}", 0),
+]
+
 FAMILIES = {
     "repeating_decimals": REPEATING_DECIMALS,
     "reversed_chains": REVERSED_CHAINS,
@@ -98,6 +115,7 @@ FAMILIES = {
     "degree_arguments": DEGREE_ARGUMENTS,
     "exponential_form": EXPONENTIAL_FORM,
     "plus_minus_inside": PLUS_MINUS_INSIDE,
+    "multiple_choice": MULTIPLE_CHOICE,
 }
 ROWS = [(family, *row) for family, rows in FAMILIES.items() for row in rows]
 

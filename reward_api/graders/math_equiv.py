@@ -70,11 +70,14 @@ from sympy.core.relational import Relational
 from sympy.matrices.expressions import MatrixExpr
 
 from reward_api.graders.math_forms import (
+    Choice,
+    bare_letter,
     canonical_text,
     drop_labels,
     exact_repeating,
     expand_signs,
     fix_slips,
+    multiple_choice,
     plain_latex,
     ratio_terms,
     strip_prose,
@@ -143,6 +146,7 @@ class Prepared:
     oversized: bool = False  # longer than MAX_ANSWER_CHARS: cleaned, never parsed
     unit: Unit | None = None  # the unit written after the value (`math_units`), when one is known
     ratio: tuple[str, ...] | None = None  # the terms of a ratio of three or more (`math_forms.ratio_terms`)
+    choice: Choice | None = None  # a multiple choice's letter and value (`math_forms.multiple_choice`)
 
 
 # ---------------------------------------------------------------- text cleaning
@@ -215,6 +219,7 @@ def _prepare(text: str, ignore_units: bool) -> Prepared:
         canonical=canonical,
         unit=unit,
         ratio=ratio_terms(text),
+        choice=multiple_choice(text),
     )
 
 
@@ -383,6 +388,8 @@ def _equivalent(
     if factor is None:
         assert ref.unit is not None and ans.unit is not None  # only two known units can disagree
         return Verdict(False, "unit", f"not equivalent (in {ans.unit.name}, the reference in {ref.unit.name})")
+    if ref.choice is not None or ans.choice is not None:
+        return _same_choice(ref, ans, settings)
     if ref.ratio is not None or ans.ratio is not None:
         return _same_ratio(ref, ans, settings)
     if factor == 1 and ans.text == ref.text and (ans.percent, ans.degrees) == (ref.percent, ref.degrees):
@@ -471,6 +478,24 @@ def _evaluated(expr: Basic | MatrixBase) -> Basic | MatrixBase:
         return expr.as_explicit() if isinstance(expr, MatrixExpr) else expr.doit()
     except Exception:
         return expr
+
+
+# ---------------------------------------------------------------- multiple choice
+
+
+def _same_choice(ref: Prepared, ans: Prepared, settings: MathSettings) -> Verdict:
+    """A choice's letter matches its letter, its value the value, both both: `B`, `7` and `(B) 7` for `(B) 7`."""
+    ref_letter = ref.choice.letter if ref.choice else bare_letter(ref.text)
+    ans_letter = ans.choice.letter if ans.choice else bare_letter(ans.text)
+    if ref_letter and ans_letter and ref_letter != ans_letter:
+        return Verdict(False, "choice", "not equivalent (another choice)")
+    ref_value = ref.choice.content if ref.choice else None if ref_letter else ref.text
+    ans_value = ans.choice.content if ans.choice else None if ans_letter else ans.text
+    if ref_value and ans_value:
+        return equivalent(ans_value, ref_value, settings)
+    if ref_letter and ans_letter:
+        return Verdict(True, "choice")
+    return Verdict(False, "choice", "not equivalent (a choice's letter against a value)")
 
 
 # ---------------------------------------------------------------- ratios

@@ -15,6 +15,7 @@ LaTeX of the same answer; none of them accepts anything by itself. The families:
 - Integer parameters declared in words (`k \\in \\mathbb{Z}`, "where n is an integer"):
   the declaration is taken off and its names kept, so a solution family may rename them.
 - Ratios of three terms or more: `3:2:1` is its terms in order, not the quotient (3/2)/1.
+- Multiple choice: `\\textbf{(B)}\\ 7` is the letter B and the value 7.
 - `\\pm` inside a tuple: `(\\pm\\sqrt2, 0)` is the list of tuples with each sign; inside a group
   (`\\frac{3 \\pm \\sqrt{7}}{2}`), the list of both values.
 - Word answers: `\\text{Odd}`, `odd.` and `the ellipse` compare as normalised words.
@@ -369,6 +370,36 @@ def ratio_terms(text: str) -> tuple[str, ...] | None:
         return None
     terms = [term.strip() for term in split_top_level(ratio, ":")]
     return tuple(terms) if len(terms) > 2 and all(terms) else None
+
+
+# ---------------------------------------------------------------- multiple choice
+
+# `\\textbf{(B)}\\ 7`, `(B) 7`, `\\text{(A)}`: a letter in brackets, then the choice's value unless an
+# operator follows (`(A) \\cup (B)` is sets).
+_CHOICE = re.compile(
+    r"(?:\\(?:text(?:bf|rm|it)?|math(?:rm|bf))\s*\{\s*\(\s*(?P<wrapped>[A-E])\s*\)\s*\}|\(\s*(?P<plain>[A-E])\s*\))"
+    r"(?!\s*(?:[-+*/=^_,|&:]|\\(?:cup|cap|cdot|times|setminus)(?![A-Za-z])))\s*(?P<content>.*)",
+    re.DOTALL,
+)
+_BARE_LETTER = re.compile(r"(?:\\text(?:bf|rm)?\s*\{\s*)?(?P<letter>[A-E])(?:\s*\})?")
+
+
+@dataclass(frozen=True)
+class Choice:
+    letter: str
+    content: str  # the choice's value written after its letter, or ""
+
+
+def multiple_choice(text: str) -> Choice | None:
+    """`\\textbf{(B)}\\ 7` -> the letter B and the value 7; `(A)` -> A alone; None for anything else."""
+    match = _CHOICE.fullmatch(text)
+    return Choice(match["wrapped"] or match["plain"], match["content"].strip()) if match else None
+
+
+def bare_letter(text: str) -> str | None:
+    """`B` or `\\text{B}`: what may be a choice's letter, when the other side is a choice."""
+    match = _BARE_LETTER.fullmatch(text)
+    return match["letter"] if match else None
 
 
 # ---------------------------------------------------------------- integer parameters
