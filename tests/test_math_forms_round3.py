@@ -108,6 +108,28 @@ MULTIPLE_CHOICE = [
     (r"\frac{1}{3}", r"\mathrm{(E)}\ \frac{1}{2}", 0),
 ]
 
+NUMBER_WORDS = [
+    ("seven", "7", 1),
+    ("six", "7", 0),
+    (r"\text{one third}", r"\frac{1}{3}", 1),
+    (r"\text{one fourth}", r"\frac{1}{3}", 0),
+    ("three-quarters", r"\frac{3}{4}", 1),
+    ("three-fifths", r"\frac{3}{4}", 0),
+    ("two thirds", r"\frac{2}{3}", 1),
+    ("two ninths", r"\frac{2}{3}", 0),
+    ("twenty-one", "21", 1),
+    ("twenty-two", "21", 0),
+    ("one hundred and five", "105", 1),
+    ("one hundred fifty", "105", 0),
+    ("a half", "0.5", 1),
+    ("one and a half", "1.5", 1),
+    ("one and a quarter", "1.5", 0),
+    ("7", r"\text{seven}", 1),
+    ("17", r"\text{seven}", 0),
+    ("negative three", "-3", 1),
+    ("three", "-3", 0),
+]
+
 FAMILIES = {
     "repeating_decimals": REPEATING_DECIMALS,
     "reversed_chains": REVERSED_CHAINS,
@@ -116,6 +138,7 @@ FAMILIES = {
     "exponential_form": EXPONENTIAL_FORM,
     "plus_minus_inside": PLUS_MINUS_INSIDE,
     "multiple_choice": MULTIPLE_CHOICE,
+    "number_words": NUMBER_WORDS,
 }
 ROWS = [(family, *row) for family, rows in FAMILIES.items() for row in rows]
 

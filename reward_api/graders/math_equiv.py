@@ -78,6 +78,7 @@ from reward_api.graders.math_forms import (
     expand_signs,
     fix_slips,
     multiple_choice,
+    number_in_words,
     plain_latex,
     ratio_terms,
     strip_prose,
@@ -207,6 +208,10 @@ def _prepare(text: str, ignore_units: bool) -> Prepared:
         unit = unit or named or (DEGREE if degrees else None)
     text = _without_thousands(text)
     text = _SCIENTIFIC.sub(r"\1\\times10^{\2}", text)
+    words = word_answer(text)
+    spelled = number_in_words(words) if words else None
+    if spelled:
+        text, words = spelled, None
     return Prepared(
         text,
         percent,
@@ -215,7 +220,7 @@ def _prepare(text: str, ignore_units: bool) -> Prepared:
         _decimal_literals(text),
         ordered=labelled.ordered,
         parameters=declared.parameters,
-        words=word_answer(text),
+        words=words,
         canonical=canonical,
         unit=unit,
         ratio=ratio_terms(text),

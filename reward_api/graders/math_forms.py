@@ -18,7 +18,8 @@ LaTeX of the same answer; none of them accepts anything by itself. The families:
 - Multiple choice: `\\textbf{(B)}\\ 7` is the letter B and the value 7.
 - `\\pm` inside a tuple: `(\\pm\\sqrt2, 0)` is the list of tuples with each sign; inside a group
   (`\\frac{3 \\pm \\sqrt{7}}{2}`), the list of both values.
-- Word answers: `\\text{Odd}`, `odd.` and `the ellipse` compare as normalised words.
+- Word answers: `\\text{Odd}`, `odd.` and `the ellipse` compare as normalised words; numbers in
+  words (`two thirds`, `twenty-one`) are those numbers.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from itertools import product
 
 # ---------------------------------------------------------------- Unicode and HTML
@@ -525,6 +527,71 @@ def _unwrap_text(text: str) -> str:
         if unwrapped == text:
             return text
         text = unwrapped
+
+
+_ONES = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+)  # fmt: skip
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_ORDINALS = ("third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth")
+_CARDINALS = {word: value for value, word in enumerate(_ONES)} | {word: 10 * v for v, word in enumerate(_TENS, 2)}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6}
+# Denominators in words, singular (`halves` loses its s too); `second` is no fraction in an answer.
+_DENOMINATORS = {"half": 2, "halve": 2, "quarter": 4} | {word: value for value, word in enumerate(_ORDINALS, 3)}
+_NEGATIVE = ("minus ", "negative ")
+
+
+def number_in_words(words: str) -> str | None:
+    """`seven`, `twenty-one`, `one hundred and five`, `two thirds`, `three-quarters`, `one and a half` (as
+    `word_answer` gives them) -> `7`, `21`, `105`, `\\frac{2}{3}`...; None for other words."""
+    sign = ""
+    for negative in _NEGATIVE:
+        if words.startswith(negative):
+            sign, words = "-", words.removeprefix(negative)
+    tokens = words.replace("-", " ").split()
+    whole, mixed, fraction = " ".join(tokens).rpartition(" and a ")
+    if mixed:
+        parts = (_cardinal(whole.split()), _spelled_fraction(fraction.split()))
+        value = parts[0] + parts[1] if parts[0] is not None and parts[1] is not None else None
+    else:
+        value = _spelled(tokens)
+    if value is None:
+        return None
+    if value.denominator == 1:
+        return f"{sign}{value.numerator}"
+    return f"{sign}\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
+def _spelled(tokens: list[str]) -> Fraction | None:
+    """A cardinal (`one hundred and five`) or a fraction (`two thirds`, `half`)."""
+    fraction = _spelled_fraction(tokens)
+    return fraction if fraction is not None else _cardinal([t for t in tokens if t != "and"])
+
+
+def _spelled_fraction(tokens: list[str]) -> Fraction | None:
+    if not tokens:
+        return None
+    denominator = _DENOMINATORS.get(tokens[-1].removesuffix("s"))
+    if denominator is None:
+        return None
+    numerator = _cardinal(tokens[:-1]) if len(tokens) > 1 else Fraction(1)
+    return None if numerator is None else numerator / denominator
+
+
+def _cardinal(tokens: list[str]) -> Fraction | None:
+    """`one hundred five` -> 105; None unless every token is a number word."""
+    total = current = 0
+    for token in tokens:
+        if token in _CARDINALS:
+            current += _CARDINALS[token]
+        elif token == "hundred" and current:
+            current *= 100
+        elif token in _SCALES and current:
+            total, current = total + current * _SCALES[token], 0
+        else:
+            return None
+    return Fraction(total + current) if tokens else None
 
 
 def word_answer(text: str) -> str | None:
