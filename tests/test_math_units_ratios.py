@@ -32,6 +32,8 @@ LENGTH = [
     ("12 feet", "1 foot", 0),
     ("5cm", "5 cm", 1),
     ("5mm", "5 cm", 0),
+    (r"\frac{1}{2} m", r"50 \text{ cm}", 1),
+    (r"\frac{1}{2} m", r"\frac{1}{2} \text{ km}", 0),
     (r"500 \text{ mm}^2", r"5 \text{ cm}^2", 1),
     (r"50 \text{ mm}^2", r"5 \text{ cm}^2", 0),
     (r"5 \text{ cm}", r"5 \text{ cm}^2", 0),
@@ -39,6 +41,8 @@ LENGTH = [
     (r"2 \text{ square feet}", r"2 \text{ m}^2", 0),
     (r"1000 \text{ mL}", r"1 \text{ L}", 1),
     (r"1 \text{ mL}", r"1 \text{ L}", 0),
+    (r"36 \text{ km/h}", r"10 \text{ m/s}", 1),
+    (r"10 \text{ km/h}", r"10 \text{ m/s}", 0),
     # A bare reference is in the question's unit; a bare answer is too.
     ("5 cm", "5", 1),
     ("6 cm", "5", 0),

@@ -168,9 +168,10 @@ _TEXT_UNIT = re.compile(
     r"(?<=[\d}])\s*\\(?:text|mbox|mathrm)\{\s*(?P<unit>[A-Za-z][A-Za-z ./]*)\}(?P<power>\^\{?\d\}?)?\s*$"
 )
 _WORD_UNIT = re.compile(r"(?<=\d)\s+(?P<unit>[A-Za-z]{2,}\.?(?:\s+[A-Za-z]{2,}\.?){0,2})\s*$")
-# Stripped only when a known unit: one letter after a space (`0.5 m`), a symbol written on (`5cm`), a power, a rate.
+# Stripped only when a known unit: one letter after a space (`0.5 m`), a symbol written on (`5cm`), a power, a rate;
+# after a number or a group (`\\frac{1}{2} m`).
 _SYMBOL_UNIT = re.compile(
-    r"(?<=\d)\s*(?P<unit>(?<=\s)[A-Za-z]|[A-Za-z]{2,}(?:\s*/\s*[A-Za-z]+)?)(?P<power>\s*\^\s*\{?\s*[23]\s*\}?)?\s*$"
+    r"(?<=[\d}])\s*(?P<unit>(?<=\s)[A-Za-z]|[A-Za-z]{2,}(?:\s*/\s*[A-Za-z]+)?)(?P<power>\s*\^\s*\{?\s*[23]\s*\}?)?\s*$"
 )
 _SCIENTIFIC = re.compile(r"(?<![\w\\.])(\d+(?:\.\d+)?)[eE]([+-]?\d{1,4})(?![\w.])")
 _LETTER_TEXT = re.compile(r"\\math(?:rm|it)\{\s*~?\s*([A-Za-z])\s*\}")  # \mathrm{e}, \mathrm{~N}

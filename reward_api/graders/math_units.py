@@ -103,7 +103,8 @@ def read_unit(text: str) -> Unit | None:
     text = " ".join(text.replace("\\ ", " ").split()).rstrip(".")
     power = _POWER.search(text)
     if power:
-        unit = read_unit(text[: power.start()])
+        base = text[: power.start()]
+        unit = None if "/" in base else read_unit(base)  # `m/s^2` is no square of a rate
         return unit.raised(int(power.group(1))) if unit and unit.power == 1 else None
     words = text.split(" ", 1)
     if len(words) == 2 and words[0].lower() in _POWER_WORDS:
