@@ -55,6 +55,15 @@ NOTATION = [
     (r"5 \colon 8", r"\frac{5}{8}", 1),
     (r"3 \colon 2 \colon 1", "6:4:2", 1),
     (r"3 \colon 1 \colon 2", "6:4:2", 0),
+    (r"\langle 1, 5 \rangle", r"\begin{pmatrix} 1 \\ 5 \end{pmatrix}", 1),
+    (r"\langle 5, 1 \rangle", r"\begin{pmatrix} 1 \\ 5 \end{pmatrix}", 0),
+    (r"110_{\text{two}}", "110_2", 1),
+    (r"111_{\text{two}}", "110_2", 0),
+    ("1010_{(2)}", "1010_2", 1),
+    ("1010_{(3)}", "1010_2", 0),
+    ("1010", "1010_2", 1),  # a bare numeral is in the question's base
+    ("1011", "1010_2", 0),
+    ("1010_3", "1010_2", 0),  # the parser drops a subscript: any base used to match
 ]
 
 DEGREE_ARGUMENTS = [
@@ -79,6 +88,10 @@ EXPONENTIAL_FORM = [
     (r"\sqrt{2}e^{-i\frac{\pi}{4}}", "1+i", 0),
     (r"1+\sqrt{3}i", r"2e^{\frac{\pi}{3}i}", 1),
     (r"1-\sqrt{3}i", r"2e^{\frac{\pi}{3}i}", 0),
+    (r"2 \operatorname{cis} 60^\circ", r"1+\sqrt{3}i", 1),
+    (r"2 \operatorname{cis} 30^\circ", r"1+\sqrt{3}i", 0),
+    (r"\sqrt{2}\,\text{cis}\left(\frac{\pi}{4}\right)", "1+i", 1),
+    (r"\sqrt{2}\,\text{cis}\left(\frac{3\pi}{4}\right)", "1+i", 0),
 ]
 
 PLUS_MINUS_INSIDE = [

@@ -87,7 +87,7 @@ from reward_api.graders.math_forms import (
 )
 from reward_api.graders.math_parse import parse_answer
 from reward_api.graders.math_sets import solution_set
-from reward_api.graders.math_units import DEGREE, Unit, conversion, read_unit
+from reward_api.graders.math_units import DEGREE, Unit, conversion, numeral_base, read_unit
 from reward_api.profiles import MathSettings
 
 MIN_DIGITS = 6  # significant digits a decimal needs before it may stand for an exact value
@@ -145,7 +145,7 @@ class Prepared:
     words: str | None = None  # a short answer in words, normalised (`math_forms.word_answer`)
     canonical: str = ""  # the whole answer, units and all, as `math_forms.canonical_text`
     oversized: bool = False  # longer than MAX_ANSWER_CHARS: cleaned, never parsed
-    unit: Unit | None = None  # the unit written after the value (`math_units`), when one is known
+    unit: Unit | None = None  # the known unit written after the value, or a numeral's base (`math_units`)
     ratio: tuple[str, ...] | None = None  # the terms of a ratio of three or more (`math_forms.ratio_terms`)
     choice: Choice | None = None  # a multiple choice's letter and value (`math_forms.multiple_choice`)
 
@@ -173,6 +173,7 @@ _WORD_UNIT = re.compile(r"(?<=\d)\s+(?P<unit>[A-Za-z]{2,}\.?(?:\s+[A-Za-z]{2,}\.
 _SYMBOL_UNIT = re.compile(
     r"(?<=[\d}])\s*(?P<unit>(?<=\s)[A-Za-z]|[A-Za-z]{2,}(?:\s*/\s*[A-Za-z]+)?)(?P<power>\s*\^\s*\{?\s*[23]\s*\}?)?\s*$"
 )
+_BASE_NUMERAL = re.compile(r"(?P<digits>[0-9A-Z]*\d[0-9A-Z]*)\s*_\s*\{?\s*(?P<base>\d{1,2})\s*\}?")
 _SCIENTIFIC = re.compile(r"(?<![\w\\.])(\d+(?:\.\d+)?)[eE]([+-]?\d{1,4})(?![\w.])")
 _LETTER_TEXT = re.compile(r"\\math(?:rm|it)\{\s*~?\s*([A-Za-z])\s*\}")  # \mathrm{e}, \mathrm{~N}
 _DECIMAL = re.compile(r"(?<![\d.])\d*\.\d+")
@@ -207,6 +208,8 @@ def _prepare(text: str, ignore_units: bool) -> Prepared:
     if ignore_units:
         named, text = _strip_units(text)
         unit = unit or named or (DEGREE if degrees else None)
+    if unit is None:
+        unit, text = _take_base(text)
     text = _without_thousands(text)
     text = _SCIENTIFIC.sub(r"\1\\times10^{\2}", text)
     words = word_answer(text)
@@ -272,6 +275,18 @@ def _strip_units(text: str) -> tuple[Unit | None, str]:
         if stripped and (named or pattern is not _SYMBOL_UNIT):
             unit, text = unit or named, stripped
     return unit, text
+
+
+def _take_base(text: str) -> tuple[Unit | None, str]:
+    """`1010_2`, `1A_{16}`: the base, and the digits; the parser would drop the subscript, so any base matched."""
+    numeral = _BASE_NUMERAL.fullmatch(text)
+    if numeral is None or not 2 <= int(numeral["base"]) <= 36:
+        return None, text
+    try:
+        int(numeral["digits"], int(numeral["base"]))
+    except ValueError:  # `A_2` is a name, not a numeral
+        return None, text
+    return numeral_base(int(numeral["base"])), numeral["digits"]
 
 
 def _decimal_literals(text: str) -> dict[float, Num]:

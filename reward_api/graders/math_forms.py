@@ -6,9 +6,9 @@ LaTeX of the same answer; none of them accepts anything by itself. The families:
 - Unicode and HTML math: `∞ ∪ ≤ ＞ π √2 ±`, full-width digits, `3<sup>x</sup>`, `&le;`.
 - Escapes eaten on the way: `\\frac` read by JSON as a form feed and `rac`, and the like.
 - Notation slips: unbraced arguments read as TeX reads them (`\\frac{1+a}c`, `\\sqrt\\pi`), a
-  degree sign lost or written `^\\textcirc`, degrees inside `\\cos 30^\\circ`, `\\varnothing` and
-  `\\colon`, ordinals (`12^{\\mathrm{th}}`), `m_{\\max}`, stray punctuation before a closing
-  bracket (`(1, \\sqrt{2}.]`).
+  degree sign lost or written `^\\textcirc`, degrees inside `\\cos 30^\\circ`, `r \\operatorname{cis}
+  \\theta`, `\\varnothing`, `\\colon` and `\\langle 1, 5 \\rangle`, a base in words (`110_{\\text{two}}`),
+  ordinals (`12^{\\mathrm{th}}`), `m_{\\max}`, stray punctuation before a closing bracket (`(1, \\sqrt{2}.]`).
 - Repeating decimals: `0.1\\overline{6}` and `0.1666\\ldots` are the fraction 1/6.
 - Labels: `\\text{Minimum: } 1, \\text{Maximum: } 3` is the list `1, 3` in that order;
   `(f(n), g(n)) = (n, 1)` is `f(n)=n, g(n)=1`.
@@ -176,8 +176,12 @@ _DEGREE_ARGUMENT = re.compile(
     r"\\(?P<function>sin|cos|tan|cot|sec|csc)\s*(?P<open>\(|\{)?\s*(?P<angle>\d+(?:\.\d+)?)\s*"
     r"(?:\^\s*\{?\s*\\circ\s*\}?|°)\s*(?(open)[)}])"
 )
-# Synonyms the parser does not know: the empty set, a ratio's colon.
-_SYNONYMS = (("\\varnothing", "\\emptyset"), ("\\colon", ":"))
+# Synonyms the parser does not know: the empty set, a ratio's colon, a vector's angle brackets.
+_SYNONYMS = (("\\varnothing", "\\emptyset"), ("\\colon", ":"), ("\\langle", "("), ("\\rangle", ")"))
+# `r \\operatorname{cis} \\theta`: r(cos theta + i sin theta), the argument a group or the rest of the answer.
+_CIS = re.compile(r"\\(?:operatorname|text|mathrm)\s*\{\s*cis\s*\}\s*|\\cis(?![A-Za-z])\s*")
+# A base written as a word or in brackets: `110_{\\text{two}}`, `110_{(2)}` -> `110_{2}`.
+_BASE = re.compile(r"(?<=[0-9A-F])_\s*\{\s*(?:\\text\s*\{\s*(?P<word>[a-z]+)\s*\}|\(\s*(?P<digits>\d{1,2})\s*\))\s*\}")
 _ORDINAL = re.compile(
     r"^\s*(\d+)\s*(?:\^\s*)?\{?\s*(?:\\(?:mathrm|text|textrm|rm)\s*\{?\s*)?(?:st|nd|rd|th)\s*\}?\s*\}?\s*$"
 )
@@ -190,18 +194,40 @@ _STRAY_PUNCTUATION = re.compile(r"(?<=[^\s.,;{\\])\s*[.,;]\s*(?=(?:\\right\s*)?(
 
 def fix_slips(text: str) -> str:
     """A box inside the box, unbraced arguments, lost or odd degree signs, degrees as a trigonometric function's
-    argument, synonyms (`\\varnothing`, `\\colon`), ordinals, `_{\\max}`, stray punctuation."""
+    argument, `cis`, synonyms (`\\varnothing`, `\\colon`, `\\langle`), a base in words, ordinals, `_{\\max}`,
+    stray punctuation."""
     text = _unbox(text)
     text = _SPACED_DECIMAL.sub(r"\1.\2", text)
     text = _brace_arguments(_STRAY_PUNCTUATION.sub("", text))
     text = _DEGREE_WORDS.sub(r"\\circ", text)
     text = _LOST_DEGREE.sub(r"^\\circ", text)
     if "\\" in text:
-        text = _DEGREE_ARGUMENT.sub(r"\\\g<function>(\\frac{\g<angle>\\pi}{180})", text)
+        text = _DEGREE_ARGUMENT.sub(r"\\\g<function>(\\frac{\g<angle>\\pi}{180})", _cis(text))
         for synonym, known in _SYNONYMS:
             text = text.replace(synonym, known)
+    if "_" in text:
+        text = _BASE.sub(_base_digits, text)
     text = _ORDINAL.sub(r"\1", text)
     return _OPERATOR_SUBSCRIPT.sub(lambda m: "_{" + m.group(2).removeprefix("text{").strip(" }") + "}", text)
+
+
+def _cis(text: str) -> str:
+    """`2 \\operatorname{cis} 60^\\circ` -> `2(\\cos(60^\\circ) + i\\sin(60^\\circ))`; the degrees are read after."""
+    cis = _CIS.search(text)
+    if cis is None:
+        return text
+    end = _group_end(text, cis.end()) or len(text)
+    angle = text[cis.end() : end].strip()
+    if angle[:1] in "({" and angle[-1:] in ")}":
+        angle = angle[1:-1]
+    return f"{text[: cis.start()]}(\\cos({angle}) + i\\sin({angle})){text[end:]}"
+
+
+def _base_digits(base: re.Match[str]) -> str:
+    """A base's subscript as digits; a word that names no base (`_{\\text{max}}`) is left as written."""
+    if base["digits"]:
+        return "_{" + base["digits"] + "}"
+    return "_{" + str(_ONES.index(base["word"])) + "}" if base["word"] in _ONES[2:17] else base.group()
 
 
 def _unbox(text: str) -> str:

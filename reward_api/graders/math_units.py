@@ -6,7 +6,8 @@ unit of another quantity or another currency never is. A side without a unit is 
 own unit. Unknown words (`12 apples`) are no unit: they are ignored, as before.
 
 Sizes are exact (sympy Rationals, pi for degrees) in the quantity's base unit; `power` is that of a
-length (`cm^2` is 2, a litre is a cubic decimetre). Currencies never convert into each other.
+length (`cm^2` is 2, a litre is a cubic decimetre). Currencies never convert into each other, nor do
+the bases numerals are written in (`1010_2` is not `1010_3`).
 """
 
 from __future__ import annotations
@@ -138,6 +139,11 @@ def _per(numerator: Unit | None, denominator: Unit | None) -> Unit | None:
         return None
     (top,), (bottom,) = numerator.quantities, denominator.quantities
     return _unit(f"{numerator.name}/{denominator.name}", f"{top}/{bottom}", numerator.size / denominator.size)
+
+
+def numeral_base(base: int) -> Unit:
+    """The base a numeral is written in (`1010_2`): like a unit, another base is another answer, none is any."""
+    return _unit(f"base {base}", f"base {base}", 1)
 
 
 def conversion(reference: Unit | None, answer: Unit | None) -> sympy.Expr | None:
