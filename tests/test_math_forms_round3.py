@@ -165,3 +165,19 @@ def grade(answer: str, reference: str | list[str]) -> float:
 )
 def test_forms(family: str, answer: str, reference: str | list[str], expected: int) -> None:
     assert grade(answer, reference) == expected, f"{family}: {answer!r} against {reference!r}"
+
+
+# Whole completions: a last sentence in CJK prose with no answer phrase, its answer the last math in it.
+CJK_PROSE_FINALS = [
+    ("因此，$y$ 的范围是 $[1, 3)$。", "[1, 3)", 1),
+    ("因此，$y$ 的范围是 $[1, 3]$。", "[1, 3)", 0),
+    ("所以 $x$ 的取值范围是 $(-1, 2]$.", r"-1 < x \le 2", 1),
+    ("所以 $x$ 的取值范围是 $(-1, 2)$.", r"-1 < x \le 2", 0),
+    ("切线方程为 $y=2x-2$", "y=2x-2", 1),  # one span: the prose around it is a label, as before
+    ("切线方程为 $y=2x+2$", "y=2x-2", 0),
+]
+
+
+@pytest.mark.parametrize(("completion", "reference", "expected"), CJK_PROSE_FINALS)
+def test_cjk_prose_final_sentence(completion: str, reference: str, expected: int) -> None:
+    assert grade_math(completion, reference, DEFAULT).value == expected
