@@ -3,8 +3,9 @@
 Both sides are cleaned as text first (delimiters, `\\left`/`\\right`, thousands
 separators, currency, units, percent and degree signs, scientific notation). A unit the
 reference names counts (`math_units`): the answer's value is converted into it, and a unit
-of another quantity or currency is wrong. A ratio of three terms or more compares term by
-term, up to a positive factor. Plain numbers then compare with `fractions.Fraction` before any LaTeX parsing; everything
+of another quantity or currency is wrong. A multiple-choice reference matches its letter or
+its value; a ratio of three terms or more compares term by term, up to a positive factor.
+Plain numbers then compare with `fractions.Fraction` before any LaTeX parsing; everything
 else is parsed with latex2sympy (math-verify's normalisation and parser) and compared
 structurally here: sets order-insensitively, tuples in order, intervals with their
 ends, matrices entry by entry, equations and inequalities up to a constant factor,
