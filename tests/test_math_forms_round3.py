@@ -143,6 +143,15 @@ NUMBER_WORDS = [
     ("three", "-3", 0),
 ]
 
+NAMED_CONSTANTS = [
+    (r"\zeta(4)", r"\frac{\pi^4}{90}", 1),
+    (r"\zeta(4)", r"\frac{\pi^4}{45}", 0),
+    (r"\frac{\pi^2}{6}", r"\zeta(2)", 1),
+    (r"\frac{\pi^2}{8}", r"\zeta(2)", 0),
+    (r"\zeta(3)", "1.2020569", 1),
+    (r"\zeta(3)", "1.2020579", 0),
+]
+
 FAMILIES = {
     "repeating_decimals": REPEATING_DECIMALS,
     "reversed_chains": REVERSED_CHAINS,
@@ -152,6 +161,7 @@ FAMILIES = {
     "plus_minus_inside": PLUS_MINUS_INSIDE,
     "multiple_choice": MULTIPLE_CHOICE,
     "number_words": NUMBER_WORDS,
+    "named_constants": NAMED_CONSTANTS,
 }
 ROWS = [(family, *row) for family, rows in FAMILIES.items() for row in rows]
 

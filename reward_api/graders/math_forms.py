@@ -7,7 +7,7 @@ LaTeX of the same answer; none of them accepts anything by itself. The families:
 - Escapes eaten on the way: `\\frac` read by JSON as a form feed and `rac`, and the like.
 - Notation slips: unbraced arguments read as TeX reads them (`\\frac{1+a}c`, `\\sqrt\\pi`), a
   degree sign lost or written `^\\textcirc`, degrees inside `\\cos 30^\\circ`, `r \\operatorname{cis}
-  \\theta`, `\\varnothing`, `\\colon` and `\\langle 1, 5 \\rangle`, a base in words (`110_{\\text{two}}`),
+  \\theta`, `\\varnothing`, `\\colon` and `\\langle 1, 5 \\rangle`, `\\zeta(4)`, a base in words (`110_{\\text{two}}`),
   ordinals (`12^{\\mathrm{th}}`), `m_{\\max}`, stray punctuation before a closing bracket (`(1, \\sqrt{2}.]`).
 - Repeating decimals: `0.1\\overline{6}` and `0.1666\\ldots` are the fraction 1/6.
 - Labels: `\\text{Minimum: } 1, \\text{Maximum: } 3` is the list `1, 3` in that order;
@@ -180,6 +180,8 @@ _DEGREE_ARGUMENT = re.compile(
 _SYNONYMS = (("\\varnothing", "\\emptyset"), ("\\colon", ":"), ("\\langle", "("), ("\\rangle", ")"))
 # `r \\operatorname{cis} \\theta`: r(cos theta + i sin theta), the argument a group or the rest of the answer.
 _CIS = re.compile(r"\\(?:operatorname|text|mathrm)\s*\{\s*cis\s*\}\s*|\\cis(?![A-Za-z])\s*")
+# Riemann's zeta at an integer from 2, which the parser does not know: the series that defines it.
+_ZETA = re.compile(r"\\zeta\s*(?:\(\s*(?P<paren>[2-9]|\d{2,3})\s*\)|\\left\(\s*(?P<sized>[2-9]|\d{2,3})\s*\\right\))")
 # A base written as a word or in brackets: `110_{\\text{two}}`, `110_{(2)}` -> `110_{2}`.
 _BASE = re.compile(r"(?<=[0-9A-F])_\s*\{\s*(?:\\text\s*\{\s*(?P<word>[a-z]+)\s*\}|\(\s*(?P<digits>\d{1,2})\s*\))\s*\}")
 _ORDINAL = re.compile(
@@ -194,8 +196,8 @@ _STRAY_PUNCTUATION = re.compile(r"(?<=[^\s.,;{\\])\s*[.,;]\s*(?=(?:\\right\s*)?(
 
 def fix_slips(text: str) -> str:
     """A box inside the box, unbraced arguments, lost or odd degree signs, degrees as a trigonometric function's
-    argument, `cis`, synonyms (`\\varnothing`, `\\colon`, `\\langle`), a base in words, ordinals, `_{\\max}`,
-    stray punctuation."""
+    argument, `cis`, synonyms (`\\varnothing`, `\\colon`, `\\langle`), `\\zeta(n)`, a base in words, ordinals,
+    `_{\\max}`, stray punctuation."""
     text = _unbox(text)
     text = _SPACED_DECIMAL.sub(r"\1.\2", text)
     text = _brace_arguments(_STRAY_PUNCTUATION.sub("", text))
@@ -205,6 +207,7 @@ def fix_slips(text: str) -> str:
         text = _DEGREE_ARGUMENT.sub(r"\\\g<function>(\\frac{\g<angle>\\pi}{180})", _cis(text))
         for synonym, known in _SYNONYMS:
             text = text.replace(synonym, known)
+        text = _ZETA.sub(lambda m: "\\sum_{k=1}^{\\infty}\\frac{1}{k^{" + (m["paren"] or m["sized"]) + "}}", text)
     if "_" in text:
         text = _BASE.sub(_base_digits, text)
     text = _ORDINAL.sub(r"\1", text)
