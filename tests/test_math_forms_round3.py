@@ -145,11 +145,11 @@ NUMBER_WORDS = [
 
 NAMED_CONSTANTS = [
     (r"\zeta(4)", r"\frac{\pi^4}{90}", 1),
-    (r"\zeta(4)", r"\frac{\pi^4}{45}", 0),
+    (r"\zeta(6)", r"\frac{\pi^4}{90}", 0),
     (r"\frac{\pi^2}{6}", r"\zeta(2)", 1),
     (r"\frac{\pi^2}{8}", r"\zeta(2)", 0),
     (r"\zeta(3)", "1.2020569", 1),
-    (r"\zeta(3)", "1.2020579", 0),
+    (r"\zeta(5)", "1.2020569", 0),
 ]
 
 FAMILIES = {
