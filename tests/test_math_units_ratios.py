@@ -43,6 +43,12 @@ LENGTH = [
     (r"1 \text{ mL}", r"1 \text{ L}", 0),
     (r"36 \text{ km/h}", r"10 \text{ m/s}", 1),
     (r"10 \text{ km/h}", r"10 \text{ m/s}", 0),
+    # Letters that read as variables stay variables: `2 L` is twice L, `2nm` the product of n and m.
+    ("2 L", "2L", 1),
+    ("3 L", "2L", 0),
+    ("2nm", "2mn", 1),
+    ("2nm", "2m", 0),
+    (r"\frac{1}{2} L", r"\frac{L}{2}", 1),
     # A bare reference is in the question's unit; a bare answer is too.
     ("5 cm", "5", 1),
     ("6 cm", "5", 0),

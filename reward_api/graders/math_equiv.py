@@ -88,7 +88,7 @@ from reward_api.graders.math_forms import (
 )
 from reward_api.graders.math_parse import parse_answer
 from reward_api.graders.math_sets import solution_set
-from reward_api.graders.math_units import DEGREE, Unit, conversion, numeral_base, read_unit
+from reward_api.graders.math_units import DEGREE, Unit, bare_symbol, conversion, numeral_base, read_unit
 from reward_api.profiles import MathSettings
 
 MIN_DIGITS = 6  # significant digits a decimal needs before it may stand for an exact value
@@ -169,10 +169,10 @@ _TEXT_UNIT = re.compile(
     r"(?<=[\d}])\s*\\(?:text|mbox|mathrm)\{\s*(?P<unit>[A-Za-z][A-Za-z ./]*)\}(?P<power>\^\{?\d\}?)?\s*$"
 )
 _WORD_UNIT = re.compile(r"(?<=\d)\s+(?P<unit>[A-Za-z]{2,}\.?(?:\s+[A-Za-z]{2,}\.?){0,2})\s*$")
-# Stripped only when a known unit: one letter after a space (`0.5 m`), a symbol written on (`5cm`), a power, a rate;
-# after a number or a group (`\\frac{1}{2} m`).
+# Stripped only when a known unit `math_units.bare_symbol` reads: one letter after a space (`0.5 m`), a symbol written
+# on (`5cm`), a power, a rate; after a number or a group (`\\frac{1}{2} m`).
 _SYMBOL_UNIT = re.compile(
-    r"(?<=[\d}])\s*(?P<unit>(?<=\s)[A-Za-z]|[A-Za-z]{2,}(?:\s*/\s*[A-Za-z]+)?)(?P<power>\s*\^\s*\{?\s*[23]\s*\}?)?\s*$"
+    r"(?<=[\d}])(?P<unit>\s*(?:(?<=\s)[A-Za-z]|[A-Za-z]{2,}(?:\s*/\s*[A-Za-z]+)?))(?P<power>\s*\^\s*\{?\s*[23]\s*\}?)?\s*$"
 )
 _BASE_NUMERAL = re.compile(r"(?P<digits>[0-9A-Z]*\d[0-9A-Z]*)\s*_\s*\{?\s*(?P<base>\d{1,2})\s*\}?")
 _SCIENTIFIC = re.compile(r"(?<![\w\\.])(\d+(?:\.\d+)?)[eE]([+-]?\d{1,4})(?![\w.])")
@@ -271,7 +271,10 @@ def _strip_units(text: str) -> tuple[Unit | None, str]:
         match = pattern.search(text)
         if match is None:
             continue
-        named = read_unit(match["unit"] + (match.groupdict().get("power") or ""))
+        written = match["unit"] + (match.groupdict().get("power") or "")
+        if pattern is _SYMBOL_UNIT and not bare_symbol(written):
+            continue
+        named = read_unit(written)
         stripped = text[: match.start()].strip().rstrip(_TRAILING)
         if stripped and (named or pattern is not _SYMBOL_UNIT):
             unit, text = unit or named, stripped

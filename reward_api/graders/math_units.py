@@ -94,6 +94,12 @@ _CURRENCY_WORDS = [
     (("₹", "rupee", "inr"), _unit("INR", "INR", 1)),
     (("cent",), _unit("cent", "USD", Rational(1, 100))),
 ]
+# Symbols read without `\\text{}`: one letter only after a space, and only those the parser strips as a unit anyway
+# (`2 L` may be twice a length L); written on to a number (`5cm`) only these, not what reads as a product (`2nm`).
+_SPACED_LETTERS = frozenset("mgsh")
+_ATTACHED_SYMBOLS = frozenset(
+    {"mm", "cm", "dm", "km", "mg", "kg", "ml", "mL", "min", "hr", "hrs", "sec", "ft", "lb", "lbs"}
+)
 _POWER_WORDS = {"square": 2, "sq": 2, "cubic": 3, "cu": 3}
 _POWER = re.compile(r"\^\s*\{?\s*([23])\s*\}?$")
 UNITS = _table()
@@ -115,6 +121,15 @@ def read_unit(text: str) -> Unit | None:
     if len(per) == 2:
         return _per(_named(per[0]), _named(per[1]))
     return _named(text) or (_named(words[0]) if len(words) == 2 else None)  # `7 meters long`
+
+
+def bare_symbol(written: str) -> bool:
+    """May `written`, what follows a number without `\\text{}` (` m`, `cm^2`, `km/h`), be read as a unit?"""
+    spaced = written[:1].isspace()
+    symbol = written.split("/")[0].split("^")[0].strip()
+    if len(symbol) == 1:
+        return spaced and symbol in _SPACED_LETTERS
+    return spaced or symbol in _ATTACHED_SYMBOLS
 
 
 def _named(word: str) -> Unit | None:
