@@ -3,10 +3,11 @@
 Two tables of cases with a close wrong twin each: real model answers (tests/math_collected_cases.py),
 then one row per form the rules read (tests/test_math_hard_forms.py: issue 10's families, and issue
 19's stored references, sized delimiters, stray punctuation, unbraced arguments and answers of the
-reference's own size). For each family it prints the cases, how many our grader and math-verify
-accept, and how many wrong twins each rejects; then the totals, one line for the regression guards
-(real answers in forms both graders already accepted), and each correct answer ours rejects or wrong
-twin it accepts.
+reference's own size), and issue 35's families (tests/test_math_units_ratios.py, whose rows are mostly
+wrong twins, and tests/test_math_forms_round3.py). For each family it prints the cases, how many our
+grader and math-verify accept, and how many wrong twins each rejects; then the totals, one line for
+the regression guards (real answers in forms both graders already accepted), and each correct answer
+ours rejects or wrong twin it accepts.
 
 Ours grades the answer as a completion that boxes it (`\\boxed{answer}`, the case's answer being
 what a model put in the box) with `grade_math(..., MathSettings())`; math-verify parses both sides
@@ -29,7 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reward_api.graders.math_grader import grade_math
 from reward_api.profiles import MathSettings
 from tests.math_collected_cases import ACCEPTED_TODAY, CASES, FAMILIES, Case
+from tests.test_math_forms_round3 import FAMILIES as ROUND3_FORMS
 from tests.test_math_hard_forms import FAMILIES as FORMS
+from tests.test_math_units_ratios import FAMILIES as UNITS_RATIOS
 
 Reference = str | list[str] | tuple[str, ...]
 
@@ -78,6 +81,18 @@ def tally(cases: list[Case], names: tuple[str, ...] = FAMILIES) -> dict[str, Tal
             row.twins_ours += 1
         row.twins_math_verify += not math_verify_accepts(case.wrong, case.reference)
     return families
+
+
+def twinned(family: str, rows: list[tuple[str, Reference, int]], source: str) -> list[Case]:
+    """Cases from a table of (answer, reference, expected): each wrong row with the right answer to its reference."""
+    right: dict[str, str] = {}
+    cases = []
+    for answer, reference, expected in rows:
+        if expected:
+            right[str(reference)] = answer
+        elif str(reference) in right:
+            cases.append(Case(family, right[str(reference)], reference, answer, source))
+    return cases
 
 
 def _shown(value: Reference) -> str:
@@ -133,9 +148,18 @@ def main() -> None:
     print_table("real model answers (tests/math_collected_cases.py)", families)
     print_guards(guards)
     print_table("one row per form with its twin (tests/test_math_hard_forms.py)", forms)
+    round3_tables = {**UNITS_RATIOS, **ROUND3_FORMS}
+    round3_cases = [
+        case
+        for name, rows in round3_tables.items()
+        for case in twinned(name, rows, "tests/test_math_units_ratios.py, tests/test_math_forms_round3.py")
+    ]
+    round3 = tally(round3_cases, tuple(round3_tables))
+    print_table("issue 35: units, ratios and forms, with their twins", round3)
     if args.json:
         rows = [*families.items(), ("total", total(families)), ("regression_guards", guards)]
         rows += [(f"form:{name}", row) for name, row in forms.items()] + [("form:total", total(forms))]
+        rows += [(f"round3:{name}", row) for name, row in round3.items()] + [("round3:total", total(round3))]
         numbers = {name: {k: v for k, v in vars(row).items() if isinstance(v, int)} for name, row in rows}
         args.json.write_text(json.dumps(numbers, indent=2) + "\n")
 

@@ -1,8 +1,11 @@
 """Equivalence of an extracted answer and a reference answer.
 
 Both sides are cleaned as text first (delimiters, `\\left`/`\\right`, thousands
-separators, currency, units, percent and degree signs, scientific notation). Plain
-numbers then compare with `fractions.Fraction` before any LaTeX parsing; everything
+separators, currency, units, percent and degree signs, scientific notation). A unit the
+reference names counts (`math_units`): the answer's value is converted into it, and a unit
+of another quantity or currency is wrong. A multiple-choice reference matches its letter or
+its value; a ratio of three terms or more compares term by term, up to a positive factor.
+Plain numbers then compare with `fractions.Fraction` before any LaTeX parsing; everything
 else is parsed with latex2sympy (math-verify's normalisation and parser) and compared
 structurally here: sets order-insensitively, tuples in order, intervals with their
 ends, matrices entry by entry, equations and inequalities up to a constant factor,
@@ -68,17 +71,24 @@ from sympy.core.relational import Relational
 from sympy.matrices.expressions import MatrixExpr
 
 from reward_api.graders.math_forms import (
+    Choice,
+    bare_letter,
     canonical_text,
     drop_labels,
+    exact_repeating,
     expand_signs,
     fix_slips,
+    multiple_choice,
+    number_in_words,
     plain_latex,
+    ratio_terms,
     strip_prose,
     take_declarations,
     word_answer,
 )
 from reward_api.graders.math_parse import parse_answer
 from reward_api.graders.math_sets import solution_set
+from reward_api.graders.math_units import DEGREE, Unit, bare_symbol, conversion, numeral_base, read_unit
 from reward_api.profiles import MathSettings
 
 MIN_DIGITS = 6  # significant digits a decimal needs before it may stand for an exact value
@@ -136,6 +146,9 @@ class Prepared:
     words: str | None = None  # a short answer in words, normalised (`math_forms.word_answer`)
     canonical: str = ""  # the whole answer, units and all, as `math_forms.canonical_text`
     oversized: bool = False  # longer than MAX_ANSWER_CHARS: cleaned, never parsed
+    unit: Unit | None = None  # the known unit written after the value, or a numeral's base (`math_units`)
+    ratio: tuple[str, ...] | None = None  # the terms of a ratio of three or more (`math_forms.ratio_terms`)
+    choice: Choice | None = None  # a multiple choice's letter and value (`math_forms.multiple_choice`)
 
 
 # ---------------------------------------------------------------- text cleaning
@@ -152,8 +165,16 @@ _DEGREES = re.compile(
     r"\s*(?:\^\s*\{?\s*\\circ\s*\}?|\\circ|°|\\degree|\^\s*\{\s*\\text\{\s*o\s*\}\s*\}"
     r"|\\text\{\s*degrees?\s*\}|\bdegrees?\b)\s*$"
 )
-_TEXT_UNIT = re.compile(r"(?<=[\d}])\s*\\(?:text|mbox|mathrm)\{\s*[A-Za-z][A-Za-z .]*\}(?:\^\{?\d\}?)?\s*$")
-_WORD_UNIT = re.compile(r"(?<=\d)\s+[A-Za-z]{2,}\.?(?:\s+[A-Za-z]{2,}\.?){0,2}\s*$")
+_TEXT_UNIT = re.compile(
+    r"(?<=[\d}])\s*\\(?:text|mbox|mathrm)\{\s*(?P<unit>[A-Za-z][A-Za-z ./]*)\}(?P<power>\^\{?\d\}?)?\s*$"
+)
+_WORD_UNIT = re.compile(r"(?<=\d)\s+(?P<unit>[A-Za-z]{2,}\.?(?:\s+[A-Za-z]{2,}\.?){0,2})\s*$")
+# Stripped only when a known unit `math_units.bare_symbol` reads: one letter after a space (`0.5 m`), a symbol written
+# on (`5cm`), a power, a rate; after a number or a group (`\\frac{1}{2} m`).
+_SYMBOL_UNIT = re.compile(
+    r"(?<=[\d}])(?P<unit>\s*(?:(?<=\s)[A-Za-z]|[A-Za-z]{2,}(?:\s*/\s*[A-Za-z]+)?))(?P<power>\s*\^\s*\{?\s*[23]\s*\}?)?\s*$"
+)
+_BASE_NUMERAL = re.compile(r"(?P<digits>[0-9A-Z]*\d[0-9A-Z]*)\s*_\s*\{?\s*(?P<base>\d{1,2})\s*\}?")
 _SCIENTIFIC = re.compile(r"(?<![\w\\.])(\d+(?:\.\d+)?)[eE]([+-]?\d{1,4})(?![\w.])")
 _LETTER_TEXT = re.compile(r"\\math(?:rm|it)\{\s*~?\s*([A-Za-z])\s*\}")  # \mathrm{e}, \mathrm{~N}
 _DECIMAL = re.compile(r"(?<![\d.])\d*\.\d+")
@@ -172,21 +193,30 @@ def _prepare(text: str, ignore_units: bool) -> Prepared:
     text = _DELIMITERS.sub(" ", strip_prose(plain_latex(text)))
     text = _SPACING.sub(" ", _NEGATIVE_SPACE.sub("", text))
     text = _LETTER_TEXT.sub(r"\1", text)
-    text = " ".join(text.split()).strip().rstrip(_TRAILING).removeprefix("**").removesuffix("**")
+    text = exact_repeating(" ".join(text.split()).strip())  # before trailing dots go: `1.999...` is 2
+    text = text.rstrip(_TRAILING).removeprefix("**").removesuffix("**")
     if len(text) > MAX_ANSWER_CHARS:
         return Prepared(_without_thousands(text), canonical=canonical_text(text), oversized=True)
     declared = take_declarations(fix_slips(text))
     labelled = drop_labels(declared.text)
     text = expand_signs(labelled.text)
     canonical = canonical_text(text)
+    unit = None
     if ignore_units:
-        text = _CURRENCY.sub("", text).strip().rstrip(_TRAILING)
+        unit, text = _take_currency(text)
     percent, text = _strip(_PERCENT, text)
     degrees, text = _strip(_DEGREES, text)
     if ignore_units:
-        text = _strip_units(text)
+        named, text = _strip_units(text)
+        unit = unit or named or (DEGREE if degrees else None)
+    if unit is None:
+        unit, text = _take_base(text)
     text = _without_thousands(text)
     text = _SCIENTIFIC.sub(r"\1\\times10^{\2}", text)
+    words = word_answer(text)
+    spelled = number_in_words(words) if words else None
+    if spelled:
+        text, words = spelled, None
     return Prepared(
         text,
         percent,
@@ -195,8 +225,11 @@ def _prepare(text: str, ignore_units: bool) -> Prepared:
         _decimal_literals(text),
         ordered=labelled.ordered,
         parameters=declared.parameters,
-        words=word_answer(text),
+        words=words,
         canonical=canonical,
+        unit=unit,
+        ratio=ratio_terms(text),
+        choice=multiple_choice(text),
     )
 
 
@@ -222,13 +255,42 @@ def _strip(pattern: re.Pattern[str], text: str) -> tuple[bool, str]:
     return (True, stripped) if stripped and stripped != text else (False, text)
 
 
-def _strip_units(text: str) -> str:
-    """`3 \\text{ cm}^2`, `12 apples`: a number followed by words loses the words."""
-    for pattern in (_TEXT_UNIT, _WORD_UNIT):
-        stripped = pattern.sub("", text).strip().rstrip(_TRAILING)
-        if stripped:
-            text = stripped
-    return text
+def _take_currency(text: str) -> tuple[Unit | None, str]:
+    """`\\$5`, `5 euros`: the currency, when one is named (two different ones name none), and the text without."""
+    named = {read_unit(match.group()) for match in _CURRENCY.finditer(text)}
+    if not named:
+        return None, text
+    return (named.pop() if len(named) == 1 else None), _CURRENCY.sub("", text).strip().rstrip(_TRAILING)
+
+
+def _strip_units(text: str) -> tuple[Unit | None, str]:
+    """`3 \\text{ cm}^2`, `12 apples`, `0.5 m`: a number followed by a unit or words loses them; the unit is
+    kept when it is a known one. One letter or a symbol written on is stripped only as a known unit."""
+    unit = None
+    for pattern in (_TEXT_UNIT, _WORD_UNIT, _SYMBOL_UNIT):
+        match = pattern.search(text)
+        if match is None:
+            continue
+        written = match["unit"] + (match.groupdict().get("power") or "")
+        if pattern is _SYMBOL_UNIT and not bare_symbol(written):
+            continue
+        named = read_unit(written)
+        stripped = text[: match.start()].strip().rstrip(_TRAILING)
+        if stripped and (named or pattern is not _SYMBOL_UNIT):
+            unit, text = unit or named, stripped
+    return unit, text
+
+
+def _take_base(text: str) -> tuple[Unit | None, str]:
+    """`1010_2`, `1A_{16}`: the base, and the digits; the parser would drop the subscript, so any base matched."""
+    numeral = _BASE_NUMERAL.fullmatch(text)
+    if numeral is None or not 2 <= int(numeral["base"]) <= 36:
+        return None, text
+    try:
+        int(numeral["digits"], int(numeral["base"]))
+    except ValueError:  # `A_2` is a name, not a numeral
+        return None, text
+    return numeral_base(int(numeral["base"])), numeral["digits"]
 
 
 def _decimal_literals(text: str) -> dict[float, Num]:
@@ -347,7 +409,15 @@ def _equivalent(
         return Verdict(False, "guard", "answer " + ans.refused)
     if not ans.text:
         return Verdict(False, "parse", "unparseable answer")
-    if ans.text == ref.text and (ans.percent, ans.degrees) == (ref.percent, ref.degrees):
+    factor = conversion(ref.unit, ans.unit)
+    if factor is None:
+        assert ref.unit is not None and ans.unit is not None  # only two known units can disagree
+        return Verdict(False, "unit", f"not equivalent (in {ans.unit.name}, the reference in {ref.unit.name})")
+    if ref.choice is not None or ans.choice is not None:
+        return _same_choice(ref, ans, settings)
+    if ref.ratio is not None or ans.ratio is not None:
+        return _same_ratio(ref, ans, settings)
+    if factor == 1 and ans.text == ref.text and (ans.percent, ans.degrees) == (ref.percent, ref.degrees):
         return Verdict(True, "exact")
     if ans.canonical == ref.canonical:  # units and all: `5 \\text{cm}` is not `5 \\text{m}` here
         return Verdict(True, "text")
@@ -355,13 +425,19 @@ def _equivalent(
         return _beyond_symbolic(ref, ans, settings)
     if ref.words and ans.words:  # never parsed: `odd` would be the product o*d*d, equal to `dod`
         return Verdict(True, "text") if ref.words == ans.words else Verdict(False, "text", "not equivalent")
-    if ref.number is not None and ans.number is not None:
-        method = _first(
-            compare_numbers(r, a)
-            for r, a in product(_num_variants(ref, ans, settings), _num_variants(ans, ref, settings))
-        )
+    if ref.number is not None and ans.number is not None and factor.is_Rational:
+        answers = [_converted(number, factor) for number in _num_variants(ans, ref, settings)]
+        method = _first(compare_numbers(r, a) for r, a in product(_num_variants(ref, ans, settings), answers))
         return Verdict(True, method) if method else Verdict(False, "numeric", "not equivalent")
-    return _equivalent_parsed(ref, ans, settings)
+    return _equivalent_parsed(ref, ans, settings, factor)
+
+
+def _converted(number: Num, factor: sympy.Rational) -> Num:
+    """`number` in the reference's unit; its stated precision scales with it, rounded to the safe side (finer)."""
+    if factor == 1:
+        return number
+    fraction = Fraction(int(factor.p), int(factor.q))
+    return number.scaled(fraction, math.floor(math.log10(fraction)))
 
 
 def _first(methods) -> str | None:
@@ -377,21 +453,27 @@ def _num_variants(side: Prepared, other: Prepared, settings: MathSettings) -> li
     return variants
 
 
-def _equivalent_parsed(ref: Prepared, ans: Prepared, settings: MathSettings) -> Verdict:
+def _equivalent_parsed(ref: Prepared, ans: Prepared, settings: MathSettings, factor: sympy.Expr) -> Verdict:
     ref_expr = parse_answer(ref.text, settings.ignore_units)
     ans_expr = parse_answer(ans.text, settings.ignore_units)
     if ans_expr is None:
         return Verdict(False, "parse", "unparseable answer")
     if ref_expr is None:
         return Verdict(False, "string", "not equivalent")
+    if factor != 1:
+        if not isinstance(ans_expr, sympy.Expr):
+            return Verdict(False, "unit", "not equivalent (another unit, and no value to convert)")
+        ans_expr = ans_expr * factor
+    # Both sides state their units: values compare in the reference's, a degree sign makes no other variant.
+    in_units = ref.unit is not None and ans.unit is not None
     try:
         if problem := too_costly(ref_expr):
             raise NotComputed(f"the reference is {problem}")
         if problem := too_costly(ans_expr):
             return Verdict(False, "guard", f"answer {problem}")
         comparer = _Comparer(settings, ref, ans)
-        ref_variants = _variants(ref, ref_expr, ans_expr, settings)
-        ans_variants = _variants(ans, ans_expr, ref_expr, settings)
+        ref_variants = _variants(ref, ref_expr, ans_expr, settings, in_units)
+        ans_variants = _variants(ans, ans_expr, ref_expr, settings, in_units)
         method = _first(comparer.same(r, a) for r, a in product(ref_variants, ans_variants))
     except NotComputed:
         raise
@@ -400,11 +482,17 @@ def _equivalent_parsed(ref: Prepared, ans: Prepared, settings: MathSettings) -> 
     return Verdict(True, method) if method else Verdict(False, _describe(ref_expr), "not equivalent")
 
 
-def _variants(side: Prepared, expr: Basic, other: Basic, settings: MathSettings) -> list[Basic]:
+def _variants(side: Prepared, expr: Basic, other: Basic, settings: MathSettings, in_units: bool) -> list[Basic]:
     variants = [expr]
     if side.percent and settings.percent_equals_fraction and isinstance(expr, sympy.Expr):
         variants.append(expr / 100)
-    if side.degrees and isinstance(expr, sympy.Expr) and isinstance(other, Basic) and other.has(sympy.pi):
+    if (
+        side.degrees
+        and not in_units
+        and isinstance(expr, sympy.Expr)
+        and isinstance(other, Basic)
+        and other.has(sympy.pi)
+    ):
         variants.append(expr * sympy.pi / 180)
     return variants
 
@@ -415,6 +503,60 @@ def _evaluated(expr: Basic | MatrixBase) -> Basic | MatrixBase:
         return expr.as_explicit() if isinstance(expr, MatrixExpr) else expr.doit()
     except Exception:
         return expr
+
+
+# ---------------------------------------------------------------- multiple choice
+
+
+def _same_choice(ref: Prepared, ans: Prepared, settings: MathSettings) -> Verdict:
+    """A choice's letter matches its letter, its value the value, both both: `B`, `7` and `(B) 7` for `(B) 7`."""
+    ref_letter = ref.choice.letter if ref.choice else bare_letter(ref.text)
+    ans_letter = ans.choice.letter if ans.choice else bare_letter(ans.text)
+    if ref_letter and ans_letter and ref_letter != ans_letter:
+        return Verdict(False, "choice", "not equivalent (another choice)")
+    ref_value = ref.choice.content if ref.choice else None if ref_letter else ref.text
+    ans_value = ans.choice.content if ans.choice else None if ans_letter else ans.text
+    if ref_value and ans_value:
+        return equivalent(ans_value, ref_value, settings)
+    if ref_letter and ans_letter:
+        return Verdict(True, "choice")
+    return Verdict(False, "choice", "not equivalent (a choice's letter against a value)")
+
+
+# ---------------------------------------------------------------- ratios
+
+
+def _same_ratio(ref: Prepared, ans: Prepared, settings: MathSettings) -> Verdict:
+    """Ratios of three terms or more: the same number of terms, in order, up to a common positive factor."""
+    if ref.ratio is None or ans.ratio is None or len(ref.ratio) != len(ans.ratio):
+        return Verdict(False, "ratio", "not equivalent (a ratio of other terms)")
+    numbers = [plain_number(term) for term in ref.ratio + ans.ratio]
+    if None not in numbers:
+        values = [number.value for number in numbers if number is not None]
+        same = _proportional(values[: len(ref.ratio)], values[len(ref.ratio) :])
+        return Verdict(True, "ratio") if same else Verdict(False, "ratio", "not equivalent")
+    ref_terms = [parse_answer(term, settings.ignore_units) for term in ref.ratio]
+    ans_terms = [parse_answer(term, settings.ignore_units) for term in ans.ratio]
+    if not all(isinstance(term, sympy.Expr) for term in ref_terms + ans_terms):
+        return Verdict(False, "ratio", "not equivalent (a term that is no value)")
+    if any(too_costly(term) for term in ref_terms + ans_terms):
+        raise NotComputed("a ratio's terms are too large to compare")
+    comparer = _Comparer(settings, ref, ans)
+    pivot = next((i for i, term in enumerate(ref_terms) if term != 0), 0)
+    scale = ref_terms[pivot] / ans_terms[pivot] if ans_terms[pivot] != 0 else sympy.nan
+    if scale.is_positive is not True:
+        return Verdict(False, "ratio", "not equivalent")
+    same = all(comparer.same(r, scale * a) for r, a in zip(ref_terms, ans_terms, strict=True))
+    return Verdict(True, "ratio") if same else Verdict(False, "ratio", "not equivalent")
+
+
+def _proportional(ref: list[Fraction], ans: list[Fraction]) -> bool:
+    """Is `ans` a positive multiple of `ref`, term by term?"""
+    pivot = next((i for i, term in enumerate(ref) if term), 0)
+    if not ans[pivot] or ref[pivot] / ans[pivot] < 0:
+        return False
+    scale = ref[pivot] / ans[pivot]
+    return all(r == scale * a for r, a in zip(ref, ans, strict=True))
 
 
 # ---------------------------------------------------------------- beyond the symbolic path
@@ -869,10 +1011,12 @@ class _Comparer:
     def _same_relation(self, ref: Basic, ans: Basic) -> str | None:
         if isinstance(ref, And) and isinstance(ans, And):
             ref_args, ans_args = ref._unsorted_args, ans._unsorted_args
-            if len(ref_args) == len(ans_args) and all(
-                self._same_relation(r, a) for r, a in zip(ref_args, ans_args, strict=True)
-            ):
-                return "relation"
+            # `5 > y > 2` is `2 < y < 5` read from the other end
+            for ordered in (ans_args, ans_args[::-1]):
+                if len(ref_args) == len(ordered) and all(
+                    self._same_relation(r, a) for r, a in zip(ref_args, ordered, strict=True)
+                ):
+                    return "relation"
         if isinstance(ref, Set) or isinstance(ans, Set):
             return self._relation_as_set(ref, ans)
         if not (isinstance(ref, Relational) and isinstance(ans, Relational)):
@@ -957,6 +1101,8 @@ class _Comparer:
     def _same_value(self, ref: sympy.Expr, ans: sympy.Expr) -> str | None:
         if ref == ans:
             return "exact"
+        if _euler_form(ref) or _euler_form(ans):  # `2e^{i\\pi/3}`: i is the imaginary unit on both sides
+            ref, ans = _imaginary_unit(ref), _imaginary_unit(ans)
         parameters = self._family_parameters(ref, ans)
         if parameters is not None:
             return self._same_family(ref, ans, *parameters)
@@ -1028,6 +1174,15 @@ class _Comparer:
         scale = max(abs(sympy.N(ref, 30)), abs(sympy.N(ans, 30)))
         error = abs(sympy.N(diff, 30))
         return bool(error <= self.rel_tol * scale) if error.is_real and scale.is_real else False
+
+
+def _euler_form(expr: sympy.Expr) -> bool:
+    """Is there an exponential with i in its exponent (`r e^{i\\theta}`)?"""
+    return any(symbol.name == "i" for power in expr.atoms(sympy.exp) for symbol in power.args[0].free_symbols)
+
+
+def _imaginary_unit(expr: sympy.Expr) -> sympy.Expr:
+    return expr.xreplace({symbol: sympy.I for symbol in expr.free_symbols if symbol.name == "i"})
 
 
 def _rational(value: Fraction) -> Rational:

@@ -14,8 +14,9 @@ Order of precedence, on the text after the last `</think>` (and inside the last
    答えは, 답은 / 정답은, "la réponse est", "die Antwort ist", "la respuesta es",
    "a resposta é", "ответ:" / "ответ равен". The answer ends at the sentence's end
    (". ", "。", a blank line) or where CJK prose resumes ("42입니다" -> "42");
-4. a plain final expression: the last line when it reads as math, else the rightmost
-   math environment (`$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`) or number.
+4. a plain final expression: the last line when it reads as math (not CJK prose around
+   two math environments or more), else the rightmost math environment (`$...$`, `$$...$$`,
+   `\\(...\\)`, `\\[...\\]`) or number.
 
 Cost is linear in the completion: boxes are found with `str.rfind` (C speed) over the
 whole region and each box is scanned once with a cap; the `####` marker, phrases and
@@ -321,6 +322,8 @@ def _reads_as_math(line: str) -> bool:
     words = [word.strip(_TRIM) for word in _TEXT_COMMAND.sub(" ", line).split()]
     if len(line) > 200 or (len(words) > 1 and _WORD.fullmatch(words[0])):
         return False
+    if _CJK_TEXT.search(line) and len(math_spans(line)) > 1:
+        return False  # CJK prose between math (`因此，$y$ 的范围是 $[1, 3)$。`): the last math is the answer
     prose = [bool(_WORD.fullmatch(word)) and word not in ("and", "or") for word in words]
     if any(a and b for a, b in pairwise(prose)):
         return False  # two words of prose in a row: "2/3 Therefore, the probability"

@@ -6,14 +6,20 @@ LaTeX of the same answer; none of them accepts anything by itself. The families:
 - Unicode and HTML math: `∞ ∪ ≤ ＞ π √2 ±`, full-width digits, `3<sup>x</sup>`, `&le;`.
 - Escapes eaten on the way: `\\frac` read by JSON as a form feed and `rac`, and the like.
 - Notation slips: unbraced arguments read as TeX reads them (`\\frac{1+a}c`, `\\sqrt\\pi`), a
-  degree sign lost or written `^\\textcirc`, ordinals (`12^{\\mathrm{th}}`), `m_{\\max}`, stray
-  punctuation before a closing bracket (`(1, \\sqrt{2}.]`).
+  degree sign lost or written `^\\textcirc`, degrees inside `\\cos 30^\\circ`, `r \\operatorname{cis}
+  \\theta`, `\\varnothing`, `\\colon` and `\\langle 1, 5 \\rangle`, `\\zeta(4)`, a base in words (`110_{\\text{two}}`),
+  ordinals (`12^{\\mathrm{th}}`), `m_{\\max}`, stray punctuation before a closing bracket (`(1, \\sqrt{2}.]`).
+- Repeating decimals: `0.1\\overline{6}` and `0.1666\\ldots` are the fraction 1/6.
 - Labels: `\\text{Minimum: } 1, \\text{Maximum: } 3` is the list `1, 3` in that order;
   `(f(n), g(n)) = (n, 1)` is `f(n)=n, g(n)=1`.
 - Integer parameters declared in words (`k \\in \\mathbb{Z}`, "where n is an integer"):
   the declaration is taken off and its names kept, so a solution family may rename them.
-- `\\pm` inside a tuple: `(\\pm\\sqrt2, 0)` is the list of tuples with each sign.
-- Word answers: `\\text{Odd}`, `odd.` and `the ellipse` compare as normalised words.
+- Ratios of three terms or more: `3:2:1` is its terms in order, not the quotient (3/2)/1.
+- Multiple choice: `\\textbf{(B)}\\ 7` is the letter B and the value 7.
+- `\\pm` inside a tuple: `(\\pm\\sqrt2, 0)` is the list of tuples with each sign; inside a group
+  (`\\frac{3 \\pm \\sqrt{7}}{2}`), the list of both values.
+- Word answers: `\\text{Odd}`, `odd.` and `the ellipse` compare as normalised words; numbers in
+  words (`two thirds`, `twenty-one`) are those numbers.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from itertools import product
 
 # ---------------------------------------------------------------- Unicode and HTML
@@ -164,6 +171,19 @@ _TAKES_ARGUMENTS = re.compile(r"\\(?:(?P<two>[dtc]?frac|[dt]?binom)|sqrt)(?![A-Z
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 _DEGREE_WORDS = re.compile(r"\\text(?:circ|degree)\b|\\(?:text|mathrm)\{\s*\\?circ\s*\}")
 _LOST_DEGREE = re.compile(r"(?<=\d)\s*\^\s*(?:\{\s*\})?\s*$")
+# A trigonometric function of an angle in degrees: `\\cos 30^\\circ`, `\\sin(45°)`.
+_DEGREE_ARGUMENT = re.compile(
+    r"\\(?P<function>sin|cos|tan|cot|sec|csc)\s*(?P<open>\(|\{)?\s*(?P<angle>\d+(?:\.\d+)?)\s*"
+    r"(?:\^\s*\{?\s*\\circ\s*\}?|°)\s*(?(open)[)}])"
+)
+# Synonyms the parser does not know: the empty set, a ratio's colon, a vector's angle brackets.
+_SYNONYMS = (("\\varnothing", "\\emptyset"), ("\\colon", ":"), ("\\langle", "("), ("\\rangle", ")"))
+# `r \\operatorname{cis} \\theta`: r(cos theta + i sin theta), the argument a group or the rest of the answer.
+_CIS = re.compile(r"\\(?:operatorname|text|mathrm)\s*\{\s*cis\s*\}\s*|\\cis(?![A-Za-z])\s*")
+# Riemann's zeta at an integer from 2, which the parser does not know: the series that defines it.
+_ZETA = re.compile(r"\\zeta\s*(?:\(\s*(?P<paren>[2-9]|\d{2,3})\s*\)|\\left\(\s*(?P<sized>[2-9]|\d{2,3})\s*\\right\))")
+# A base written as a word or in brackets: `110_{\\text{two}}`, `110_{(2)}` -> `110_{2}`.
+_BASE = re.compile(r"(?<=[0-9A-F])_\s*\{\s*(?:\\text\s*\{\s*(?P<word>[a-z]+)\s*\}|\(\s*(?P<digits>\d{1,2})\s*\))\s*\}")
 _ORDINAL = re.compile(
     r"^\s*(\d+)\s*(?:\^\s*)?\{?\s*(?:\\(?:mathrm|text|textrm|rm)\s*\{?\s*)?(?:st|nd|rd|th)\s*\}?\s*\}?\s*$"
 )
@@ -175,14 +195,42 @@ _STRAY_PUNCTUATION = re.compile(r"(?<=[^\s.,;{\\])\s*[.,;]\s*(?=(?:\\right\s*)?(
 
 
 def fix_slips(text: str) -> str:
-    """A box inside the box, unbraced arguments, lost or odd degree signs, ordinals, `_{\\max}`, stray punctuation."""
+    """A box inside the box, unbraced arguments, lost or odd degree signs, degrees as a trigonometric function's
+    argument, `cis`, synonyms (`\\varnothing`, `\\colon`, `\\langle`), `\\zeta(n)`, a base in words, ordinals,
+    `_{\\max}`, stray punctuation."""
     text = _unbox(text)
     text = _SPACED_DECIMAL.sub(r"\1.\2", text)
     text = _brace_arguments(_STRAY_PUNCTUATION.sub("", text))
     text = _DEGREE_WORDS.sub(r"\\circ", text)
     text = _LOST_DEGREE.sub(r"^\\circ", text)
+    if "\\" in text:
+        text = _DEGREE_ARGUMENT.sub(r"\\\g<function>(\\frac{\g<angle>\\pi}{180})", _cis(text))
+        for synonym, known in _SYNONYMS:
+            text = text.replace(synonym, known)
+        text = _ZETA.sub(lambda m: "\\sum_{k=1}^{\\infty}\\frac{1}{k^{" + (m["paren"] or m["sized"]) + "}}", text)
+    if "_" in text:
+        text = _BASE.sub(_base_digits, text)
     text = _ORDINAL.sub(r"\1", text)
     return _OPERATOR_SUBSCRIPT.sub(lambda m: "_{" + m.group(2).removeprefix("text{").strip(" }") + "}", text)
+
+
+def _cis(text: str) -> str:
+    """`2 \\operatorname{cis} 60^\\circ` -> `2(\\cos(60^\\circ) + i\\sin(60^\\circ))`; the degrees are read after."""
+    cis = _CIS.search(text)
+    if cis is None:
+        return text
+    end = _group_end(text, cis.end()) or len(text)
+    angle = text[cis.end() : end].strip()
+    if angle[:1] in "({" and angle[-1:] in ")}":
+        angle = angle[1:-1]
+    return f"{text[: cis.start()]}(\\cos({angle}) + i\\sin({angle})){text[end:]}"
+
+
+def _base_digits(base: re.Match[str]) -> str:
+    """A base's subscript as digits; a word that names no base (`_{\\text{max}}`) is left as written."""
+    if base["digits"]:
+        return "_{" + base["digits"] + "}"
+    return "_{" + str(_ONES.index(base["word"])) + "}" if base["word"] in _ONES[2:17] else base.group()
 
 
 def _unbox(text: str) -> str:
@@ -222,6 +270,50 @@ def _brace_arguments(text: str) -> str:
             out.append("{" + argument + "}")
     out.append(text[position:])
     return "".join(out)
+
+
+# ---------------------------------------------------------------- repeating decimals
+
+_OVERLINED = re.compile(
+    r"(?P<sign>-?)(?P<whole>\d*)\.(?P<fixed>\d*)\\(?:overline|bar|dot)\s*(?:\{(?P<period>\d{1,12})\}|(?P<digit>\d))"
+)
+_DOTTED = re.compile(r"(?P<sign>-?)(?P<whole>\d*)\.(?P<digits>\d{3,40})\s*(?:\\[lc]?dots|\.\.\.|…)")
+# A tail read as repeating: one digit three times (`0.1666...`), two or three digits twice (`0.2727...`).
+_REPEATS = ((1, 3), (2, 2), (3, 2))
+
+
+def exact_repeating(text: str) -> str:
+    """`0.1\\overline{6}`, `0.1666\\ldots`, `1.999...` -> `\\frac{1}{6}`, `\\frac{2}{1}`: a repeating decimal is
+    the fraction it equals. A tail that does not repeat (`1.41421356\\ldots`) is a truncation, left as it is."""
+    if "." not in text:
+        return text
+    overlined = _OVERLINED.fullmatch(text)
+    if overlined:
+        period = overlined["period"] or overlined["digit"]
+        return _fraction(overlined["sign"], overlined["whole"], overlined["fixed"], period)
+    dotted = _DOTTED.fullmatch(text)
+    if dotted:
+        digits = dotted["digits"]
+        for length, times in _REPEATS:
+            period = digits[-length:]
+            if digits.endswith(period * times):
+                fixed = digits.rstrip(period) if length == 1 else _before_repeats(digits, period)
+                return _fraction(dotted["sign"], dotted["whole"], fixed, period)
+    return text
+
+
+def _before_repeats(digits: str, period: str) -> str:
+    while digits.endswith(period):
+        digits = digits[: -len(period)]
+    return digits
+
+
+def _fraction(sign: str, whole: str, fixed: str, period: str) -> str:
+    """whole.fixed(period) repeating as `\\frac{p}{q}`: (whole fixed period - whole fixed) / (10^k (10^n - 1))."""
+    head = int((whole or "0") + fixed)
+    numerator = int((whole or "0") + fixed + period) - head
+    denominator = (10 ** len(period) - 1) * 10 ** len(fixed)
+    return f"{sign}\\frac{{{numerator}}}{{{denominator}}}"
 
 
 # ---------------------------------------------------------------- labels
@@ -295,6 +387,52 @@ def split_top_level(text: str, separators: str = ",") -> list[str]:
     return items
 
 
+# ---------------------------------------------------------------- ratios
+
+
+def ratio_terms(text: str) -> tuple[str, ...] | None:
+    """`3:2:1` and `x:y:z = 3:2:1` -> ("3", "2", "1"); None for anything but a ratio of three terms or more.
+
+    The parser reads `a:b:c` as the quotient (a/b)/c, so `3:1:2` would equal `3:2:1`; a ratio of two
+    terms is left to it (`3:2` is 3/2), a longer one is compared term by term.
+    """
+    ratio = text.rpartition("=")[2]  # after the names: `S_1:S_2 = 7:32`
+    if ratio.count(":") < 2:
+        return None
+    terms = [term.strip() for term in split_top_level(ratio, ":")]
+    return tuple(terms) if len(terms) > 2 and all(terms) else None
+
+
+# ---------------------------------------------------------------- multiple choice
+
+# `\\textbf{(B)}\\ 7`, `(B) 7`, `\\text{(A)}`: a letter in brackets, then the choice's value unless an
+# operator follows (`(A) \\cup (B)` is sets).
+_CHOICE = re.compile(
+    r"(?:\\(?:text(?:bf|rm|it)?|math(?:rm|bf))\s*\{\s*\(\s*(?P<wrapped>[A-E])\s*\)\s*\}|\(\s*(?P<plain>[A-E])\s*\))"
+    r"(?!\s*(?:[-+*/=^_,|&:]|\\(?:cup|cap|cdot|times|setminus)(?![A-Za-z])))\s*(?P<content>.*)",
+    re.DOTALL,
+)
+_BARE_LETTER = re.compile(r"(?:\\text(?:bf|rm)?\s*\{\s*)?(?P<letter>[A-E])(?:\s*\})?")
+
+
+@dataclass(frozen=True)
+class Choice:
+    letter: str
+    content: str  # the choice's value written after its letter, or ""
+
+
+def multiple_choice(text: str) -> Choice | None:
+    """`\\textbf{(B)}\\ 7` -> the letter B and the value 7; `(A)` -> A alone; None for anything else."""
+    match = _CHOICE.fullmatch(text)
+    return Choice(match["wrapped"] or match["plain"], match["content"].strip()) if match else None
+
+
+def bare_letter(text: str) -> str | None:
+    """`B` or `\\text{B}`: what may be a choice's letter, when the other side is a choice."""
+    match = _BARE_LETTER.fullmatch(text)
+    return match["letter"] if match else None
+
+
 # ---------------------------------------------------------------- integer parameters
 
 _INTEGERS = r"(?:\\math(?:bb|bf)\s*\{?\s*Z\s*\}?|\\Z\b)"
@@ -335,12 +473,29 @@ MAX_SIGNS = 4  # 2^4 tuples at most
 
 
 def expand_signs(text: str) -> str:
-    """`(\\pm\\sqrt2, 0, \\pm\\sqrt2)` -> the four tuples, each sign chosen independently."""
+    """`(\\pm\\sqrt2, 0, \\pm\\sqrt2)` -> the four tuples, each sign chosen independently;
+    `\\frac{3 \\pm \\sqrt{7}}{2}` -> its two values."""
     if "\\pm" not in text and "\\mp" not in text:
         return text
     items = split_top_level(text)
-    expanded = [_expand_tuple(item.strip()) for item in items]
+    expanded = [_expand_nested(_expand_tuple(item.strip())) for item in items]
     return ", ".join(expanded) if expanded != [item.strip() for item in items] else text
+
+
+def _expand_nested(item: str) -> str:
+    """One sign inside a group (`\\frac{3 \\pm \\sqrt{7}}{2}`), which the parser cannot read: both values.
+    A sign at the top level (`2 \\pm \\sqrt{3}`) the parser reads as the set of both itself."""
+    signs = list(_SIGN.finditer(item))
+    if len(signs) != 1 or _depth(item, signs[0].start()) == 0:
+        return item
+    sign = signs[0]
+    values = [item[: sign.start()] + chosen + item[sign.end() :] for chosen in ("+", "-")]
+    return ", ".join(values)
+
+
+def _depth(text: str, position: int) -> int:
+    """How many brackets and braces are open at `position`."""
+    return sum(1 if char in "([{" else -1 if char in ")]}" else 0 for char in text[:position])
 
 
 def _expand_tuple(item: str) -> str:
@@ -401,6 +556,71 @@ def _unwrap_text(text: str) -> str:
         if unwrapped == text:
             return text
         text = unwrapped
+
+
+_ONES = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+)  # fmt: skip
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_ORDINALS = ("third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth")
+_CARDINALS = {word: value for value, word in enumerate(_ONES)} | {word: 10 * v for v, word in enumerate(_TENS, 2)}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6}
+# Denominators in words, singular (`halves` loses its s too); `second` is no fraction in an answer.
+_DENOMINATORS = {"half": 2, "halve": 2, "quarter": 4} | {word: value for value, word in enumerate(_ORDINALS, 3)}
+_NEGATIVE = ("minus ", "negative ")
+
+
+def number_in_words(words: str) -> str | None:
+    """`seven`, `twenty-one`, `one hundred and five`, `two thirds`, `three-quarters`, `one and a half` (as
+    `word_answer` gives them) -> `7`, `21`, `105`, `\\frac{2}{3}`...; None for other words."""
+    sign = ""
+    for negative in _NEGATIVE:
+        if words.startswith(negative):
+            sign, words = "-", words.removeprefix(negative)
+    tokens = words.replace("-", " ").split()
+    whole, mixed, fraction = " ".join(tokens).rpartition(" and a ")
+    if mixed:
+        parts = (_cardinal(whole.split()), _spelled_fraction(fraction.split()))
+        value = parts[0] + parts[1] if parts[0] is not None and parts[1] is not None else None
+    else:
+        value = _spelled(tokens)
+    if value is None:
+        return None
+    if value.denominator == 1:
+        return f"{sign}{value.numerator}"
+    return f"{sign}\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
+def _spelled(tokens: list[str]) -> Fraction | None:
+    """A cardinal (`one hundred and five`) or a fraction (`two thirds`, `half`)."""
+    fraction = _spelled_fraction(tokens)
+    return fraction if fraction is not None else _cardinal([t for t in tokens if t != "and"])
+
+
+def _spelled_fraction(tokens: list[str]) -> Fraction | None:
+    if not tokens:
+        return None
+    denominator = _DENOMINATORS.get(tokens[-1].removesuffix("s"))
+    if denominator is None:
+        return None
+    numerator = _cardinal(tokens[:-1]) if len(tokens) > 1 else Fraction(1)
+    return None if numerator is None else numerator / denominator
+
+
+def _cardinal(tokens: list[str]) -> Fraction | None:
+    """`one hundred five` -> 105; None unless every token is a number word."""
+    total = current = 0
+    for token in tokens:
+        if token in _CARDINALS:
+            current += _CARDINALS[token]
+        elif token == "hundred" and current:
+            current *= 100
+        elif token in _SCALES and current:
+            total, current = total + current * _SCALES[token], 0
+        else:
+            return None
+    return Fraction(total + current) if tokens else None
 
 
 def word_answer(text: str) -> str | None:
