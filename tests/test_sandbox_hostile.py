@@ -52,7 +52,8 @@ SECRET = f"hostile-secret-{uuid.uuid4().hex}"  # the service's REWARD_TEST_SECRE
 MARKER = f"hostile-marker-{uuid.uuid4().hex[:8]}"  # files the programs try to create on the host
 DAEMON = f"86399.{uuid.uuid4().int % 10**9:09d}"  # `sleep DAEMON`: how a daemon is recognised on the host
 BLOCKED = "blocked"
-SLACK_S = 5.0  # beyond a case's own limits: HTTP, sandbox start-up, a loaded 2-core machine
+# Beyond a case's own limits: HTTP, sandbox start-up, a loaded 2-core machine (the emulated cgroup-v2 guest sets more).
+SLACK_S = float(os.environ.get("HOSTILE_SLACK_S", "5"))
 DISK_SLACK_BYTES = 512 << 20
 
 JUDGED = frozenset(Verdict) - {Verdict.SKIPPED}
