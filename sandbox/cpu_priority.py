@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 FRESH_NICENESS = 15  # sandboxed programs, from their start: grading work comes first
@@ -131,11 +131,16 @@ def held_back(pids: Iterable[int], look_s: float = HELD_BACK_LOOK_S) -> bool:
     return bool(runnable_before & runnable_after) and cpu_after - cpu_before < STARVED_SHARE * look_s * 1e9
 
 
-def starving(cpu_s: float, cpu_wait_s: float, elapsed_s: float) -> bool:
+def starving(
+    cpu_s: float, cpu_wait_s: float, elapsed_s: float, held_back_now: Callable[[], bool] | None = None
+) -> bool:
     """Whether programs that had `cpu_s` of CPU and waited `cpu_wait_s` for one in `elapsed_s` were held back by other
-    work: less than STARVED_SHARE of a core, and most of the time they did not run spent waiting for a CPU. A program
-    that sleeps, or waits on a pipe or a lock of its own, waits for no CPU: what it causes is its own time limit."""
-    return cpu_s < STARVED_SHARE * elapsed_s and cpu_wait_s >= STARVED_SHARE * (elapsed_s - cpu_s)
+    work: less than STARVED_SHARE of a core, and most of the time they did not run spent waiting for a CPU, or (asked
+    only then) `held_back_now()`: a wait still going on is not in `cpu_wait_s` (held_back). A program that sleeps, or
+    waits on a pipe or a lock of its own, waits for no CPU: what it causes is its own time limit."""
+    if cpu_s >= STARVED_SHARE * elapsed_s:
+        return False
+    return cpu_wait_s >= STARVED_SHARE * (elapsed_s - cpu_s) or (held_back_now is not None and held_back_now())
 
 
 def v1_groups(own_cpu_cgroup: Path | None) -> tuple[Path, Path] | None:

@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -485,8 +485,7 @@ class _BudgetWatchdog:
             return
         elapsed = time.monotonic() - self.started
         cpu, cpu_wait = self.sandbox.cpu_seconds(), self.sandbox.cpu_wait_seconds()
-        starved = self.sandbox.yielded and cpu < cpu_priority.STARVED_SHARE * elapsed
-        starved = starved and (cpu_priority.starving(cpu, cpu_wait, elapsed) or self.sandbox.held_back())
+        starved = self.sandbox.yielded and cpu_priority.starving(cpu, cpu_wait, elapsed, self.sandbox.held_back)
         if starved and elapsed < self.STARVED_CAP * self.total_s and not self.sandbox.stopped:
             self._timer = threading.Timer(self.LOOK_S, self._check)
             self._timer.start()
@@ -683,12 +682,15 @@ class _Sandbox:
     def cpu_wait_seconds(self) -> float:
         """How long its programs waited for a CPU that other work held: ended tests' as the runner reported them,
         and the processes running now."""
-        running = self.cgroup.processes() if self.cgroup is not None else self._processes()
-        return self.ended_cpu_wait_s + cpu_priority.cpu_wait_seconds(running)
+        return self.ended_cpu_wait_s + cpu_priority.cpu_wait_seconds(self._running())
 
     def held_back(self) -> bool:
         """Its programs want a CPU now and other work holds it (cpu_priority.held_back)."""
-        return cpu_priority.held_back(self.cgroup.processes() if self.cgroup is not None else self._processes())
+        return cpu_priority.held_back(self._running())
+
+    def _running(self) -> Iterable[int]:
+        """The run's processes now: its cgroup's, else the launcher's tree."""
+        return self.cgroup.processes() if self.cgroup is not None else self._processes()
 
     def _processes(self) -> list[int]:
         """The run's processes where no cgroup holds them: the runner's launcher and everything below it."""
