@@ -9,9 +9,7 @@ from __future__ import annotations
 import pytest
 
 from reward_api.graders.math_grader import grade_math
-from reward_api.profiles import MathSettings
-
-DEFAULT = MathSettings()
+from tests.test_math_hard_forms import DEFAULT, grade
 
 REPEATING_DECIMALS = [
     (r"0.\overline{7}", r"\frac{7}{9}", 1),
@@ -164,10 +162,6 @@ FAMILIES = {
     "named_constants": NAMED_CONSTANTS,
 }
 ROWS = [(family, *row) for family, rows in FAMILIES.items() for row in rows]
-
-
-def grade(answer: str, reference: str | list[str]) -> float:
-    return grade_math(f"\\boxed{{{answer}}}", reference, DEFAULT).value
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,7 @@ import pytest
 from reward_api.graders.math_grader import grade_math
 from reward_api.local import LocalServer
 from reward_api.profiles import MathSettings
-
-DEFAULT = MathSettings()
+from tests.test_math_hard_forms import grade
 
 LENGTH = [
     ("3 cm", r"3 \text{ cm}", 1),
@@ -137,10 +136,6 @@ RATIOS = [
 
 FAMILIES = {"length": LENGTH, "mass": MASS, "time": TIME, "angle": ANGLE, "currency": CURRENCY, "ratio": RATIOS}
 ROWS = [(family, *row) for family, rows in FAMILIES.items() for row in rows]
-
-
-def grade(answer: str, reference: str) -> float:
-    return grade_math(f"\\boxed{{{answer}}}", reference, DEFAULT).value
 
 
 @pytest.mark.parametrize(
