@@ -74,6 +74,24 @@ class P {
 THROWS = EXIT_CODE.replace("return 0;", 'throw new InvalidOperationException("boom");').replace("int Main", "void Main")
 CATCHES = THROWS.replace("throw", "try { throw").replace('("boom");', '("boom"); } catch (Exception) { }')
 
+# Past the runner's YIELD_CPU_NS of CPU a test goes SCHED_IDLE, and a thread Mono starts then warns that it knows no
+# such policy, on Mono's log (stdout unless MONO_LOG_DEST says otherwise): the answer must stay the answer.
+THREAD_AFTER_SPINNING = """using System;
+using System.Linq;
+using System.Threading;
+class P {
+    static void Main() {
+        var started = DateTime.Now;
+        long spins = 0;
+        while ((DateTime.Now - started).TotalMilliseconds < 200) spins++;
+        var numbers = Console.ReadLine().Split().Select(int.Parse).ToArray();
+        var worker = new Thread(() => Console.WriteLine(numbers.Sum() + (spins < 0 ? 1 : 0)));
+        worker.Start();
+        worker.Join();
+    }
+}
+"""
+
 # The error is on the program's line 6, after a #define (the implicit usings go after it).
 COMPILE_ERROR = '#define FAST\nusing System;\n\n// below\nclass P {\n    static void Main() { int x = "s"; }\n}\n'
 
@@ -92,6 +110,7 @@ ROWS = [
     Row("main-returns-0", EXIT_CODE, SUM, Verdict.ACCEPTED),
     Row("main-returns-3", EXIT_CODE.replace("return 0;", "return 3;"), SUM, Verdict.RUNTIME_ERROR, "exit code 3"),
     Row("exception-caught", CATCHES, SUM, Verdict.ACCEPTED),
+    Row("a-thread-started-at-idle-priority", THREAD_AFTER_SPINNING, SUM, Verdict.ACCEPTED),
     Row("exception-unhandled", THROWS, SUM, Verdict.RUNTIME_ERROR, "InvalidOperationException: boom"),
 ]
 

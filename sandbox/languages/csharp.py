@@ -108,7 +108,9 @@ CSHARP = CSharpLanguage(
     binds=("/etc/mono",),
     start_s=0.2,
     # MONO_PATH: where both sides of tests run apart find the codec.
-    env={"MONO_TRACE_LISTENER": "Console.Error", "MONO_PATH": apart.BUILT},
+    # MONO_LOG_DEST: Mono logs to stdout, where its warnings (a thread at SCHED_IDLE, sandbox/runner.py) would
+    # become part of the answer.
+    env={"MONO_TRACE_LISTENER": "Console.Error", "MONO_PATH": apart.BUILT, "MONO_LOG_DEST": "/dev/stderr"},
     failure_pattern=r"DefaultTraceListener\.Fail|^Unhandled Exception",
     needs=("/usr/bin/mcs", csharp_apart.CODEC_DLL),
     setup=(csharp_apart.BUILD_CODEC,),
