@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reward_api.graders.math_grader import grade_math
+from reward_api.graders.maths.verdict import grade_math
 from reward_api.profiles import MathSettings
 from tests.math_collected_cases import ACCEPTED_TODAY, CASES, FAMILIES, Case
 from tests.test_math_forms_round3 import FAMILIES as ROUND3_FORMS

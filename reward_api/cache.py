@@ -17,12 +17,7 @@ import mmap
 import pickle
 import sys
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
-
-if TYPE_CHECKING:
-    from reward_api.config import Config
-    from reward_api.grading import TextGrades
-    from reward_api.metrics import Metrics
+from typing import Generic, Protocol, TypeVar
 
 V = TypeVar("V")
 
@@ -170,21 +165,3 @@ class ProcessCache(Generic[V]):
 
     async def put(self, key: bytes, value: V, pickled: bytes | None = None) -> None:
         self.lru.put(key, value, pickled)
-
-
-def open_result_cache(config: Config, metrics: Metrics) -> ResultCache[TextGrades]:
-    """The process LRU, with the shared Redis behind it when one is configured."""
-    try:
-        lru: LRUCache[TextGrades] = LRUCache(config.cache_entries, int(config.cache_mb * 1024 * 1024))
-    except (OSError, OverflowError) as exc:
-        raise ValueError(f"REWARD_API_CACHE_MB={config.cache_mb:g}: cannot map that much memory ({exc})") from None
-    if not config.cache_redis_url:
-        return ProcessCache(lru)
-    try:
-        from reward_api.shared_cache import SharedCache  # imports redis, needed only then
-    except ImportError as exc:
-        raise ValueError(
-            f"REWARD_API_CACHE_REDIS_URL is set but the redis package is not there ({exc}): "
-            "pip install 'reward-service[server]', or unset REWARD_API_CACHE_REDIS_URL"
-        ) from None
-    return SharedCache(lru, config, metrics)

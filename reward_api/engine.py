@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from pydantic import ValidationError
 
-from reward_api.cache import ProcessCache, ResultCache, digest, open_result_cache
+from reward_api.cache import LRUCache, ProcessCache, ResultCache, digest
 from reward_api.config import Config
 from reward_api.graders.base import InvalidItem, Score
 from reward_api.graders.code_reference import is_code_reference, run_budget_s
@@ -43,7 +43,16 @@ from reward_api.graders.length import (
     soft_overlong_punishment,
 )
 from reward_api.graders.thought import thought_is_empty
-from reward_api.grading import TASKS, ItemJob, SandboxConfig, TextGrades, grade_text, looks_costly
+from reward_api.grading import (
+    TASKS,
+    ItemJob,
+    SandboxConfig,
+    TextGrades,
+    decode_grades,
+    encode_grades,
+    grade_text,
+    looks_costly,
+)
 from reward_api.groups import GroupAssembler, Member, Outcome
 from reward_api.metrics import Metrics
 from reward_api.pool import SOFT_FRACTION, CallOutcome, WorkerPool
@@ -506,6 +515,24 @@ class RewardEngine:
         else:
             details["seconds"] = graded.seconds
         return RewardResult(id=item_id, reward=reward, components=components, status="ok", details=details)
+
+
+def open_result_cache(config: Config, metrics: Metrics) -> ResultCache[TextGrades]:
+    """The process LRU of text grades, with the shared Redis behind it when one is configured."""
+    try:
+        lru: LRUCache[TextGrades] = LRUCache(config.cache_entries, int(config.cache_mb * 1024 * 1024))
+    except (OSError, OverflowError) as exc:
+        raise ValueError(f"REWARD_API_CACHE_MB={config.cache_mb:g}: cannot map that much memory ({exc})") from None
+    if not config.cache_redis_url:
+        return ProcessCache(lru)
+    try:
+        from reward_api.shared_cache import SharedCache  # imports redis, needed only then
+    except ImportError as exc:
+        raise ValueError(
+            f"REWARD_API_CACHE_REDIS_URL is set but the redis package is not there ({exc}): "
+            "pip install 'reward-service[server]', or unset REWARD_API_CACHE_REDIS_URL"
+        ) from None
+    return SharedCache(lru, config, metrics, encode_grades, decode_grades)
 
 
 def _sandbox_config(config: Config) -> SandboxConfig:

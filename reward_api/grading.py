@@ -9,11 +9,14 @@ are judged by a sandbox backend each process makes once, from the job's `Sandbox
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from pydantic import TypeAdapter
 
 from reward_api.graders.base import InvalidItem, Score
 from reward_api.graders.code import grade_code
@@ -21,7 +24,7 @@ from reward_api.graders.format import grade_format
 from reward_api.graders.language import grade_language
 from reward_api.graders.language import preload as preload_language
 from reward_api.graders.length import grade_repetition
-from reward_api.graders.math_grader import grade_math
+from reward_api.graders.maths.verdict import grade_math
 from reward_api.graders.sort import grade_sort
 from reward_api.profiles import Profile
 from sandbox.executor import Executor
@@ -58,6 +61,24 @@ class TextGrades:
     status: Literal["ok", "invalid", "timeout"]  # timeout: remembered, the item took its whole deadline
     scores: dict[str, Score] = field(default_factory=dict)
     reason: str | None = None
+
+
+_GRADES = TypeAdapter(TextGrades)
+
+
+def encode_grades(grades: TextGrades) -> bytes:
+    """JSON, not a pickle (the shared cache's form): whoever can write to a shared Redis must not be able to run code
+    in the service. Non-ASCII is escaped, so a lone surrogate in an echoed completion still encodes. (Built by hand:
+    dataclasses.asdict deep-copies every detail first, which cost more than the rest of a put.)"""
+    scores = {name: {"value": score.value, "details": score.details} for name, score in grades.scores.items()}
+    return json.dumps(
+        {"status": grades.status, "scores": scores, "reason": grades.reason}, separators=(",", ":")
+    ).encode()
+
+
+def decode_grades(raw: bytes) -> TextGrades:
+    """The grades `encode_grades` wrote; anything else (another writer, another version) is a ValueError."""
+    return _GRADES.validate_python(json.loads(raw))
 
 
 # The accuracy grader of each task. A task grader reads only what it declares.

@@ -45,7 +45,7 @@ class _Section(BaseModel):
 
 class MathVerifierSettings(_Section):
     """A verifier model (OpenAI-compatible chat API, e.g. `vllm serve`) for math answers the rules reject;
-    exact behaviour in `reward_api.graders.math_verifier`."""
+    exact behaviour in `reward_api.graders.maths.verifier`."""
 
     base_url: str = Field(
         max_length=2000,

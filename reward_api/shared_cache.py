@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sys
 import time
@@ -29,7 +28,6 @@ from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 from prometheus_client import Counter
-from pydantic import TypeAdapter
 from redis.asyncio import Redis
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
@@ -39,7 +37,6 @@ from redis.exceptions import RedisError, ResponseError
 from reward_api import __version__
 from reward_api.cache import LRUCache, digest
 from reward_api.config import Config
-from reward_api.grading import TextGrades
 from reward_api.metrics import Metrics
 
 log = logging.getLogger("reward_api.shared_cache")
@@ -61,29 +58,13 @@ EVICTING_POLICIES = frozenset(
 # Installed code that decides grades besides the item: this service and the `graders` extra of pyproject.toml.
 GRADING_DISTRIBUTIONS = ("reward-service", "math-verify", "latex2sympy2_extended", "sympy", "lingua-language-detector")
 
-_GRADES = TypeAdapter(TextGrades)
-
 T = TypeVar("T")
 R = TypeVar("R")
+V = TypeVar("V")
 
 
 class UnboundedRedis(RedisError):
     """The server refuses CONFIG SET and has no bound of its own: it would grow without limit."""
-
-
-def encode_grades(grades: TextGrades) -> bytes:
-    """JSON, not a pickle: whoever can write to a shared Redis must not be able to run code in the service.
-    Non-ASCII is escaped, so a lone surrogate in an echoed completion still encodes. (Built by hand:
-    dataclasses.asdict deep-copies every detail first, which cost more than the rest of a put.)"""
-    scores = {name: {"value": score.value, "details": score.details} for name, score in grades.scores.items()}
-    return json.dumps(
-        {"status": grades.status, "scores": scores, "reason": grades.reason}, separators=(",", ":")
-    ).encode()
-
-
-def decode_grades(raw: bytes) -> TextGrades:
-    """The answer `encode_grades` wrote; anything else (another writer, another version) is a ValueError."""
-    return _GRADES.validate_python(json.loads(raw))
 
 
 def namespace(config: Config) -> bytes:
@@ -160,10 +141,19 @@ class RedisFailures:
             self._outage_logged = False
 
 
-class SharedCache:
-    """A `ResultCache` of text grades: this process's LRU in front of a Redis shared by replicas."""
+class SharedCache(Generic[V]):
+    """A `ResultCache`: this process's LRU in front of a Redis shared by replicas. What it holds goes to Redis as
+    `encode` writes it and comes back as `decode` reads it (ValueError: not ours); it knows nothing else of it."""
 
-    def __init__(self, lru: LRUCache[TextGrades], config: Config, metrics: Metrics) -> None:
+    def __init__(
+        self,
+        lru: LRUCache[V],
+        config: Config,
+        metrics: Metrics,
+        encode: Callable[[V], bytes],
+        decode: Callable[[bytes], V],
+    ) -> None:
+        self._encode, self._decode = encode, decode
         self._where = redacted(config.cache_redis_url)
         if config.cache_redis_mb < MIN_MB:
             raise ValueError(f"REWARD_API_CACHE_REDIS_MB={config.cache_redis_mb:g}: expected at least {MIN_MB:g}")
@@ -204,7 +194,7 @@ class SharedCache:
     async def close(self) -> None:
         await self._redis.aclose()
 
-    async def get(self, key: bytes) -> TextGrades | None:
+    async def get(self, key: bytes) -> V | None:
         grades = self.lru.get(key)
         if grades is not None or self._failures.resting:
             return grades
@@ -212,7 +202,7 @@ class SharedCache:
         if raw is None:
             return None
         try:
-            grades = decode_grades(raw)
+            grades = self._decode(raw)
         except ValueError as exc:
             self._failures.failed("decode", exc)
             return None
@@ -220,14 +210,14 @@ class SharedCache:
         self.lru.put(key, grades)
         return grades
 
-    async def put(self, key: bytes, value: TextGrades, pickled: bytes | None = None) -> None:
+    async def put(self, key: bytes, value: V, pickled: bytes | None = None) -> None:
         """Kept here (`pickled` as LRUCache.put takes it) and in Redis. Awaited (PUT_LINGER_S and a round trip at
         most): a replica asked for the item after this one answered it finds it."""
         self.lru.put(key, value, pickled)
         if self._failures.resting:
             return
         try:
-            raw = encode_grades(value)
+            raw = self._encode(value)
         except (TypeError, ValueError) as exc:  # details a grader filled with something JSON cannot hold
             self._failures.failed("encode", exc)
             return

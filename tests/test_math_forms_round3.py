@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from reward_api.graders.math_grader import grade_math
+from reward_api.graders.maths.verdict import grade_math
 from tests.test_math_hard_forms import DEFAULT, grade
 
 REPEATING_DECIMALS = [
@@ -150,6 +150,20 @@ NAMED_CONSTANTS = [
     (r"\zeta(5)", "1.2020569", 0),
 ]
 
+# A geometric series written out with dots is the sum it converges to; one without a common ratio, or diverging, is not.
+SERIES_WRITTEN_OUT = [
+    (r"1 + \frac{1}{2} + \frac{1}{4} + \cdots", "2", 1),
+    (r"1 + \frac{1}{2} + \frac{1}{4}", "2", 0),  # the dots are the answer: three terms are 7/4
+    (r"1 - \frac13 + \frac19 - \cdots", r"\frac{3}{4}", 1),
+    (r"1 + \frac13 + \frac19 + \cdots", r"\frac{3}{4}", 0),
+    ("3 + 1 + 1/3 + ...", r"\frac{9}{2}", 1),
+    ("3 + 1 + 1/2 + ...", r"\frac{9}{2}", 0),  # no common ratio
+    (r"0.5 + 0.25 + 0.125 + \ldots", "1", 1),
+    (r"1 + 2 + 4 + \cdots", "-1", 0),  # diverges: not the 1/(1-2) a formula would give
+    (r"2 + \frac{2}{3} + \frac{2}{9} + \cdots", "3", 1),
+    (r"2 + \frac{2}{3} + \frac{2}{9} + \cdots", r"\frac{8}{3}", 0),
+]
+
 FAMILIES = {
     "repeating_decimals": REPEATING_DECIMALS,
     "reversed_chains": REVERSED_CHAINS,
@@ -158,6 +172,7 @@ FAMILIES = {
     "exponential_form": EXPONENTIAL_FORM,
     "plus_minus_inside": PLUS_MINUS_INSIDE,
     "multiple_choice": MULTIPLE_CHOICE,
+    "series_written_out": SERIES_WRITTEN_OUT,
     "number_words": NUMBER_WORDS,
     "named_constants": NAMED_CONSTANTS,
 }

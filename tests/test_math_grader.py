@@ -17,9 +17,9 @@ import pytest
 from math_verify import parse, verify
 
 from reward_api.graders.base import InvalidItem
-from reward_api.graders.math_equiv import NotComputed
-from reward_api.graders.math_extract import extract_answer
-from reward_api.graders.math_grader import MAX_ALTERNATIVES, grade_math
+from reward_api.graders.maths.equivalence import NotComputed
+from reward_api.graders.maths.extract import extract_answer
+from reward_api.graders.maths.verdict import MAX_ALTERNATIVES, grade_math
 from reward_api.profiles import MathSettings
 
 DEFAULT = MathSettings()

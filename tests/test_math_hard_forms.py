@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from reward_api.graders.math_forms import (
+from reward_api.graders.maths.forms import (
     canonical_text,
     drop_labels,
     expand_signs,
@@ -20,7 +20,7 @@ from reward_api.graders.math_forms import (
     take_declarations,
     word_answer,
 )
-from reward_api.graders.math_grader import grade_math
+from reward_api.graders.maths.verdict import grade_math
 from reward_api.profiles import MathSettings
 from tests.math_collected_cases import ACCEPTED_TODAY, CASES
 

@@ -6,7 +6,7 @@ import pytest
 import sympy
 from sympy import Abs, And, Eq, Ne, Or, Rational, sin, srepr
 
-from reward_api.graders.math_sets import solution_set
+from reward_api.graders.maths.sets import solution_set
 
 x = sympy.Symbol("x", real=True)
 y = sympy.Symbol("y", real=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from reward_api.graders.math_grader import grade_math
+from reward_api.graders.maths.verdict import grade_math
 from reward_api.local import LocalServer
 from reward_api.profiles import MathSettings
 from tests.test_math_hard_forms import grade

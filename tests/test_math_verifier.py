@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from reward_api.config import Config
-from reward_api.graders.math_verifier import MAX_QUESTION_CHARS, endpoint, parse_verdict, verifier_prompt, verify
+from reward_api.graders.maths.verifier import MAX_QUESTION_CHARS, endpoint, parse_verdict, verifier_prompt, verify
 from reward_api.local import LocalServer
 from reward_api.profiles import MathVerifierSettings
 from tests.scrape import metric

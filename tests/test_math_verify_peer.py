@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from reward_api.graders.base import InvalidItem
-from reward_api.graders.math_grader import grade_math
+from reward_api.graders.maths.verdict import grade_math
 from reward_api.profiles import MathSettings
 from tests.math_verify_differences import DIFFERENCES, Difference
 

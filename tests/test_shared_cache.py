@@ -27,10 +27,10 @@ from reward_api import __version__
 from reward_api.cache import LRUCache
 from reward_api.config import Config
 from reward_api.graders.base import Score
-from reward_api.grading import TextGrades
+from reward_api.grading import TextGrades, decode_grades, encode_grades
 from reward_api.local import LocalServer, free_port
 from reward_api.metrics import Metrics
-from reward_api.shared_cache import SharedCache, decode_grades, encode_grades, namespace
+from reward_api.shared_cache import SharedCache, namespace
 from tests.redis_process import RedisProcess
 from tests.scrape import metric
 
@@ -195,7 +195,7 @@ def test_a_redis_that_refuses_config_and_has_no_bound_stops_the_start(tmp_path: 
 
 def shared_cache(url: str, metrics: Metrics) -> SharedCache:
     config = Config(cache_redis_url=url, cache_redis_mb=BOUND_MB)
-    return SharedCache(LRUCache(100, 1 << 20), config, metrics)
+    return SharedCache(LRUCache(100, 1 << 20), config, metrics, encode_grades, decode_grades)
 
 
 def test_a_managed_redis_with_its_own_bound_is_accepted_and_big_answers_stay_local() -> None:

@@ -29,7 +29,7 @@ from typing import Any
 from reward_api import call_control
 from reward_api.graders.base import InvalidItem, Score
 from reward_api.graders.code_reference import CodeReference, parse_reference
-from reward_api.graders.math_extract import answer_region
+from reward_api.graders.maths.extract import answer_region
 from reward_api.profiles import CodeSettings
 from sandbox.executor import Cancel, source_size_error
 from sandbox.files import FilePathError

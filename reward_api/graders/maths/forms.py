@@ -10,6 +10,7 @@ LaTeX of the same answer; none of them accepts anything by itself. The families:
   \\theta`, `\\varnothing`, `\\colon` and `\\langle 1, 5 \\rangle`, `\\zeta(4)`, a base in words (`110_{\\text{two}}`),
   ordinals (`12^{\\mathrm{th}}`), `m_{\\max}`, stray punctuation before a closing bracket (`(1, \\sqrt{2}.]`).
 - Repeating decimals: `0.1\\overline{6}` and `0.1666\\ldots` are the fraction 1/6.
+- Geometric series written out: `1 + \\frac{1}{2} + \\frac{1}{4} + \\cdots` is the 2 it converges to.
 - Labels: `\\text{Minimum: } 1, \\text{Maximum: } 3` is the list `1, 3` in that order;
   `(f(n), g(n)) = (n, 1)` is `f(n)=n, g(n)=1`.
 - Integer parameters declared in words (`k \\in \\mathbb{Z}`, "where n is an integer"):
@@ -28,7 +29,7 @@ import html
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import product
+from itertools import pairwise, product
 
 # ---------------------------------------------------------------- Unicode and HTML
 
@@ -314,6 +315,44 @@ def _fraction(sign: str, whole: str, fixed: str, period: str) -> str:
     numerator = int((whole or "0") + fixed + period) - head
     denominator = (10 ** len(period) - 1) * 10 ** len(fixed)
     return f"{sign}\\frac{{{numerator}}}{{{denominator}}}"
+
+
+# ---------------------------------------------------------------- series written out
+
+# A term: an integer, a decimal, a fraction `\frac{p}{q}` (or `\dfrac`, `\tfrac`, `\frac12`) or `p/q`.
+_TERM = r"\d+(?:\.\d+)?(?:\s*/\s*\d+)?|\\[dt]?frac\s*(?:\{\s*\d+\s*\}\s*\{\s*\d+\s*\}|\d\d)"
+_DOTS = r"(?:\\[lc]?dots|\.\.\.|…)"
+_SERIES = re.compile(rf"\s*(?P<terms>[+-]?\s*(?:{_TERM})(?:\s*[+-]\s*(?:{_TERM})){{2,11}})\s*[+-]\s*{_DOTS}\s*")
+_SIGNED_TERM = re.compile(rf"(?P<sign>[+-]?)\s*(?P<term>{_TERM})")
+
+
+def geometric_series(text: str) -> str:
+    """`1 + \\frac{1}{2} + \\frac{1}{4} + \\cdots` -> `\\frac{2}{1}`, `1 - \\frac13 + \\frac19 - \\cdots` ->
+    `\\frac{3}{4}`: three or more rational terms with one ratio r, |r| < 1, then dots, are the sum a / (1 - r).
+    Anything else (other terms, no common ratio, a series that diverges) is left as it is."""
+    series = _SERIES.fullmatch(text)
+    if series is None:
+        return text
+    terms = [_term_value(found) for found in _SIGNED_TERM.finditer(series["terms"])]
+    if any(term is None or term == 0 for term in terms):
+        return text
+    ratio = terms[1] / terms[0]
+    if any(later != earlier * ratio for earlier, later in pairwise(terms)) or abs(ratio) >= 1:
+        return text
+    total = terms[0] / (1 - ratio)
+    return f"\\frac{{{total.numerator}}}{{{total.denominator}}}"
+
+
+def _term_value(found: re.Match[str]) -> Fraction | None:
+    term = found["term"]
+    numbers = re.findall(r"\d+(?:\.\d+)?", term)
+    if term.startswith("\\") and len(numbers) == 1:  # `\frac12`: two digits, one each
+        numbers = list(numbers[0])
+    try:
+        value = Fraction(numbers[0]) / Fraction(numbers[1]) if len(numbers) == 2 else Fraction(numbers[0])
+    except ZeroDivisionError:
+        return None
+    return -value if found["sign"] == "-" else value
 
 
 # ---------------------------------------------------------------- labels

@@ -2,7 +2,7 @@
 
 Both sides are cleaned as text first (delimiters, `\\left`/`\\right`, thousands
 separators, currency, units, percent and degree signs, scientific notation). A unit the
-reference names counts (`math_units`): the answer's value is converted into it, and a unit
+reference names counts (`units`): the answer's value is converted into it, and a unit
 of another quantity or currency is wrong. A multiple-choice reference matches its letter or
 its value; a ratio of three terms or more compares term by term, up to a positive factor.
 Plain numbers then compare with `fractions.Fraction` before any LaTeX parsing; everything
@@ -70,7 +70,7 @@ from sympy.core.function import AppliedUndef
 from sympy.core.relational import Relational
 from sympy.matrices.expressions import MatrixExpr
 
-from reward_api.graders.math_forms import (
+from reward_api.graders.maths.forms import (
     Choice,
     bare_letter,
     canonical_text,
@@ -78,6 +78,7 @@ from reward_api.graders.math_forms import (
     exact_repeating,
     expand_signs,
     fix_slips,
+    geometric_series,
     multiple_choice,
     number_in_words,
     plain_latex,
@@ -86,9 +87,9 @@ from reward_api.graders.math_forms import (
     take_declarations,
     word_answer,
 )
-from reward_api.graders.math_parse import parse_answer
-from reward_api.graders.math_sets import solution_set
-from reward_api.graders.math_units import DEGREE, Unit, bare_symbol, conversion, numeral_base, read_unit
+from reward_api.graders.maths.parse import parse_answer
+from reward_api.graders.maths.sets import solution_set
+from reward_api.graders.maths.units import DEGREE, Unit, bare_symbol, conversion, numeral_base, read_unit
 from reward_api.profiles import MathSettings
 
 MIN_DIGITS = 6  # significant digits a decimal needs before it may stand for an exact value
@@ -143,12 +144,12 @@ class Prepared:
     refused: str | None = None
     ordered: bool = False  # labelled items (`Min: 1, Max: 3`) compare in the order written
     parameters: frozenset[str] = frozenset()  # names declared integers (`k \\in \\mathbb{Z}`)
-    words: str | None = None  # a short answer in words, normalised (`math_forms.word_answer`)
-    canonical: str = ""  # the whole answer, units and all, as `math_forms.canonical_text`
+    words: str | None = None  # a short answer in words, normalised (`forms.word_answer`)
+    canonical: str = ""  # the whole answer, units and all, as `forms.canonical_text`
     oversized: bool = False  # longer than MAX_ANSWER_CHARS: cleaned, never parsed
-    unit: Unit | None = None  # the known unit written after the value, or a numeral's base (`math_units`)
-    ratio: tuple[str, ...] | None = None  # the terms of a ratio of three or more (`math_forms.ratio_terms`)
-    choice: Choice | None = None  # a multiple choice's letter and value (`math_forms.multiple_choice`)
+    unit: Unit | None = None  # the known unit written after the value, or a numeral's base (`units`)
+    ratio: tuple[str, ...] | None = None  # the terms of a ratio of three or more (`forms.ratio_terms`)
+    choice: Choice | None = None  # a multiple choice's letter and value (`forms.multiple_choice`)
 
 
 # ---------------------------------------------------------------- text cleaning
@@ -169,7 +170,7 @@ _TEXT_UNIT = re.compile(
     r"(?<=[\d}])\s*\\(?:text|mbox|mathrm)\{\s*(?P<unit>[A-Za-z][A-Za-z ./]*)\}(?P<power>\^\{?\d\}?)?\s*$"
 )
 _WORD_UNIT = re.compile(r"(?<=\d)\s+(?P<unit>[A-Za-z]{2,}\.?(?:\s+[A-Za-z]{2,}\.?){0,2})\s*$")
-# Stripped only when a known unit `math_units.bare_symbol` reads: one letter after a space (`0.5 m`), a symbol written
+# Stripped only when a known unit `units.bare_symbol` reads: one letter after a space (`0.5 m`), a symbol written
 # on (`5cm`), a power, a rate; after a number or a group (`\\frac{1}{2} m`).
 _SYMBOL_UNIT = re.compile(
     r"(?<=[\d}])(?P<unit>\s*(?:(?<=\s)[A-Za-z]|[A-Za-z]{2,}(?:\s*/\s*[A-Za-z]+)?))(?P<power>\s*\^\s*\{?\s*[23]\s*\}?)?\s*$"
@@ -193,7 +194,8 @@ def _prepare(text: str, ignore_units: bool) -> Prepared:
     text = _DELIMITERS.sub(" ", strip_prose(plain_latex(text)))
     text = _SPACING.sub(" ", _NEGATIVE_SPACE.sub("", text))
     text = _LETTER_TEXT.sub(r"\1", text)
-    text = exact_repeating(" ".join(text.split()).strip())  # before trailing dots go: `1.999...` is 2
+    # Before trailing dots go: `1.999...` is 2, and so is `1 + \frac{1}{2} + \frac{1}{4} + \cdots`.
+    text = geometric_series(exact_repeating(" ".join(text.split()).strip()))
     text = text.rstrip(_TRAILING).removeprefix("**").removesuffix("**")
     if len(text) > MAX_ANSWER_CHARS:
         return Prepared(_without_thousands(text), canonical=canonical_text(text), oversized=True)

@@ -27,8 +27,8 @@ from sympy import Basic, Eq, MatrixBase, Set, Symbol
 from sympy.core.relational import Relational
 from sympy.logic.boolalg import And, Not  # latex2sympy's And (a chain a < x < b) subclasses this
 
-from reward_api.graders.math_forms import split_top_level
-from reward_api.graders.math_sets import solution_set
+from reward_api.graders.maths.forms import split_top_level
+from reward_api.graders.maths.sets import solution_set
 
 _NORMALIZE = NormalizationConfig(
     basic_latex=True, units=True, malformed_operators=True, nits=True, boxed="none", equations=False

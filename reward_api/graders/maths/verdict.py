@@ -1,14 +1,14 @@
 """The math grader: is the final answer of a completion equivalent to the reference?
 
-Extraction lives in `math_extract` (after `</think>`, last `\\boxed{}`, "the answer
-is", a plain final expression), equivalence in `math_equiv` (fast exact paths, then
+Extraction lives in `extract` (after `</think>`, last `\\boxed{}`, "the answer
+is", a plain final expression), equivalence in `equivalence` (fast exact paths, then
 latex2sympy and structural comparison). A completion without a usable answer scores 0
 with a reason; only an unusable reference makes the item invalid.
 
 A reference is an answer as datasets store it: a string or number, or a list of acceptable
 answers (a parquet row's one-element array arrives as a list of one), any of which may match.
 LaTeX whose backslash escapes JSON or a Python literal ate (`\\frac` as a form feed and `rac`)
-is repaired in the reference and the completion alike (`math_forms.repair_escapes`).
+is repaired in the reference and the completion alike (`forms.repair_escapes`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 
 from reward_api.graders.base import InvalidItem, Score
-from reward_api.graders.math_equiv import NotComputed, Verdict, equivalent
-from reward_api.graders.math_extract import extract_answer
-from reward_api.graders.math_forms import repair_escapes
-from reward_api.graders.math_verifier import verify
+from reward_api.graders.maths.equivalence import NotComputed, Verdict, equivalent
+from reward_api.graders.maths.extract import extract_answer
+from reward_api.graders.maths.forms import repair_escapes
+from reward_api.graders.maths.verifier import verify
 from reward_api.profiles import MathSettings
 
 # Strings echoed in `details` are cut to this length: details travel back to the trainer.
