@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox import runner
 from sandbox.cgroups import Cgroups, CgroupUnavailable, RunCgroup, find_cgroups
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -92,7 +93,7 @@ class Level:
         who = f"uid {self.uid}" + (" (nobody)" if self.uid == NOBODY else "")
         if self.uid == os.geteuid():
             who += " in a user namespace of its own, no capabilities"
-        return f"{self.name}: namespaces, {bounds}, programs as {who}"
+        return f"{self.name}: namespaces, {bounds}, a system-call filter, programs as {who}"
 
     def new_run_cgroup(self, size: SandboxSize) -> RunCgroup | None:
         if self.cgroups is None:
@@ -131,6 +132,7 @@ def prepare(isolation: Isolation) -> Level:
             raise IsolationUnavailable(f"`{tool}` not found: install it (apt-get install {package})")
     if not Path(SANDBOX_PYTHON).exists():
         raise IsolationUnavailable(f"{SANDBOX_PYTHON} not found: install it (apt-get install python3)")
+    _check_syscall_filter()
     try:
         cgroups: Cgroups | None = find_cgroups()
     except CgroupUnavailable as exc:
@@ -145,6 +147,19 @@ def prepare(isolation: Isolation) -> Level:
     if cgroups is not None:
         cgroups.sweep()  # runs a killed process left behind
     return level
+
+
+def _check_syscall_filter() -> None:
+    """Every test runs under runner.py's seccomp filter (confine), whose system call numbers it knows for x86_64 and
+    aarch64 only; a kernel without seccomp filters would fail every test."""
+    machine = os.uname().machine
+    if machine not in runner.SECCOMP_MACHINES:
+        raise IsolationUnavailable(
+            f"programs run under a seccomp filter for {' or '.join(runner.SECCOMP_MACHINES)}, and this machine is "
+            f"{machine}: run the sandbox on one of those"
+        )
+    if "Seccomp_filters:" not in Path("/proc/self/status").read_text():
+        raise IsolationUnavailable("this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER): programs need them")
 
 
 def _check_namespaces(level: Level) -> None:

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import secrets
+from binascii import b2a_base64
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -235,6 +237,23 @@ _FILES = "from binascii import a2b_base64, b2a_base64\n" + "\n\n".join(
     inspect.getsource(function) for function in (runner.local_path, runner.write_data, runner.fetch_files)
 )
 
+# A session's cells run under the system-call filter every test runs under (sandbox/runner.py confine), which the
+# host makes (session_filter) and the kernel installs with the runner's own code.
+_FILTER_PARTS = (runner.CInt, runner.CFunction, runner.CChar, runner.CULong, runner.install_filter)
+_FILTER = (
+    "import _ctypes\nfrom _struct import pack\n\n"
+    + "\n\n".join(inspect.getsource(part) for part in _FILTER_PARTS)
+    + '\nprctl = CFunction(_ctypes.dlsym(_ctypes.dlopen(None, 0), "prctl"))\n'
+    + f"PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = {runner.PR_SET_NO_NEW_PRIVS}, {runner.PR_SET_SECCOMP}\n"
+    + f"SECCOMP_MODE_FILTER = {runner.SECCOMP_MODE_FILTER}\n"
+)
+
+
+def session_filter() -> str:
+    """The filter a session's kernel installs (base64): a test's (runner.confine), for this machine."""
+    return b2a_base64(runner.program_filter(os.uname().machine), newline=False).decode()
+
+
 # A session's kernel (sandbox/sessions.py), run by RUNNER_BOOTSTRAP: its limits as the first line on stdin, then a
 # request a line ({"cells", "cell_timeout", "files": {sandbox path: base64}, "fetch": [sandbox path]}), each answered
 # by a line on the descriptor stdout was: {"cells", "files"}, or {"error"} when its files could not be written. The
@@ -243,6 +262,7 @@ _FILES = "from binascii import a2b_base64, b2a_base64\n" + "\n\n".join(
 SESSION_KERNEL = (
     _CELLS
     + _FILES
+    + _FILTER
     + f"\nRUNTIME_PATHS = {runner.RUNTIME_PATHS!r}\n"
     + r"""
 import resource
@@ -265,6 +285,7 @@ if child:
 memory = limits["memory_mb"] * 1024 * 1024
 resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 resource.setrlimit(resource.RLIMIT_CPU, (int(limits["cpu_s"]) + 1, int(limits["cpu_s"]) + 2))
+install_filter(a2b_base64(limits["syscall_filter"]))
 sys.stdin, sys.stdout = io.StringIO(), io.StringIO()
 real_stdout = sys.stdout
 sys.setrecursionlimit(100_000)

@@ -133,8 +133,8 @@ class CULong(_ctypes._SimpleCData):  # ctypes.c_ulong (prctl's variadic argument
     _type_ = "L"
 
 
-# A test confined by a seccomp filter (confine): per machine, the architecture a seccomp filter sees and its
-# system call numbers. fork and vfork are -1 where the machine has none.
+# Every test and compile step runs under a seccomp filter (confine): per machine, the architecture the filter sees
+# and its system call numbers. fork and vfork are -1 where the machine has none.
 SECCOMP_MACHINES = {
     "x86_64": {
         "arch": 0xC000003E, "fork": 57, "vfork": 58, "clone": 56, "clone3": 435, "kill": 62, "tkill": 200,
@@ -145,9 +145,49 @@ SECCOMP_MACHINES = {
         "tgkill": 131, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240, "pidfd_send_signal": 424,
     },
 }  # fmt: skip
+# Refused to every program, as Docker's default profile refuses them and more: what reaches past the run (ptrace,
+# process_vm_*, kcmp, pidfd_getfd), keyrings (a kernel store that outlives a run: a channel between submissions),
+# new namespaces and mounts, the kernel's most attacked interfaces (io_uring, bpf, perf events, userfaultfd), and
+# the host's clock, modules, swap, quotas and reboot. A call the machine lacks is not listed.
+# (tests/test_syscall_filter.py checks the numbers against the kernel's headers.)
+DENIED_CALLS = {
+    "x86_64": {
+        "acct": 163, "add_key": 248, "bpf": 321, "chroot": 161, "clock_adjtime": 305, "clock_settime": 227,
+        "create_module": 174, "delete_module": 176, "finit_module": 313, "fsconfig": 431, "fsmount": 432,
+        "fsopen": 430, "fspick": 433, "get_kernel_syms": 177, "get_mempolicy": 239, "init_module": 175,
+        "io_uring_enter": 426, "io_uring_register": 427, "io_uring_setup": 425, "ioperm": 173, "iopl": 172,
+        "kcmp": 312, "kexec_file_load": 320, "kexec_load": 246, "keyctl": 250, "lookup_dcookie": 212, "mbind": 237,
+        "migrate_pages": 256, "mount": 165, "mount_setattr": 442, "move_mount": 429, "move_pages": 279,
+        "name_to_handle_at": 303, "nfsservctl": 180, "open_by_handle_at": 304, "open_tree": 428,
+        "perf_event_open": 298, "pidfd_getfd": 438, "pivot_root": 155, "process_madvise": 440,
+        "process_vm_readv": 310, "process_vm_writev": 311, "ptrace": 101, "query_module": 178, "quotactl": 179,
+        "quotactl_fd": 443, "reboot": 169, "request_key": 249, "set_mempolicy": 238, "setns": 308,
+        "settimeofday": 164, "swapoff": 168, "swapon": 167, "syslog": 103, "sysfs": 139, "_sysctl": 156,
+        "umount2": 166, "unshare": 272, "uselib": 134, "userfaultfd": 323, "ustat": 136, "vhangup": 153,
+    },
+    "aarch64": {
+        "acct": 89, "add_key": 217, "bpf": 280, "chroot": 51, "clock_adjtime": 266, "clock_settime": 112,
+        "delete_module": 106, "finit_module": 273, "fsconfig": 431, "fsmount": 432, "fsopen": 430, "fspick": 433,
+        "get_mempolicy": 236, "init_module": 105, "io_uring_enter": 426, "io_uring_register": 427,
+        "io_uring_setup": 425, "kcmp": 272, "kexec_file_load": 294, "kexec_load": 104, "keyctl": 219,
+        "lookup_dcookie": 18, "mbind": 235, "migrate_pages": 238, "mount": 40, "mount_setattr": 442,
+        "move_mount": 429, "move_pages": 239, "name_to_handle_at": 264, "nfsservctl": 42, "open_by_handle_at": 265,
+        "open_tree": 428, "perf_event_open": 241, "pidfd_getfd": 438, "pivot_root": 41, "process_madvise": 440,
+        "process_vm_readv": 270, "process_vm_writev": 271, "ptrace": 117, "quotactl": 60, "quotactl_fd": 443,
+        "reboot": 142, "request_key": 218, "set_mempolicy": 237, "setns": 268, "settimeofday": 170,
+        "swapoff": 225, "swapon": 224, "syslog": 116, "umount2": 39, "unshare": 97, "userfaultfd": 282,
+        "vhangup": 58,
+    },
+}  # fmt: skip
+# Refused as a kernel without them refuses them (ENOSYS), so that runtimes that try them first (libuv's io_uring)
+# go on without them.
+ABSENT_CALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register")
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 SECCOMP_ALLOW, SECCOMP_ERRNO, EPERM, ENOSYS = 0x7FFF0000, 0x00050000, 1, 38
 CLONE_THREAD, X32_SYSCALL_BIT = 0x00010000, 0x40000000
+# clone's flags that make a namespace: CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (a time
+# namespace only unshare or clone3 make).
+CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 BPF_LOAD, BPF_JEQ, BPF_JSET, BPF_RET = 0x20, 0x15, 0x45, 0x06  # classic BPF: load a word, jumps, return
 SECCOMP_NR, SECCOMP_ARCH, SECCOMP_ARG0 = 0, 4, 16  # struct seccomp_data: the low word of args[0] (little-endian)
 
@@ -172,22 +212,29 @@ def assemble(lines):
     return b"".join(program)
 
 
-def program_filter(numbers, one_process=True, signals_only_to=None):
-    """The seccomp filter confine installs: see there. `numbers`: SECCOMP_MACHINES' entry."""
+def program_filter(machine, one_process=False, signals_only_to=None):
+    """The seccomp filter confine installs: see there."""
+    numbers = SECCOMP_MACHINES[machine]
+    denied = [
+        (BPF_JEQ, number, "no_such_call" if name in ABSENT_CALLS else "deny", None)
+        for name, number in DENIED_CALLS[machine].items()
+    ]
     processes = []
     if one_process:
         processes = [(BPF_JEQ, numbers[name], "deny", None) for name in ("fork", "vfork") if numbers[name] >= 0]
-        processes += [(BPF_JEQ, numbers["clone3"], "no_such_call", None), (BPF_JEQ, numbers["clone"], "clone", None)]
     signals = []
     if signals_only_to is not None:
         to_self = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # the pid is their first argument
         signals = [(BPF_JEQ, numbers[name], "to_self", None) for name in to_self]
         signals += [(BPF_JEQ, numbers[name], "deny", None) for name in ("tkill", "pidfd_send_signal")]
+    clone = [(BPF_LOAD, SECCOMP_ARG0), (BPF_JSET, CLONE_NAMESPACES, "deny", None)]
+    clone += [(BPF_JSET, CLONE_THREAD, "allow", "deny")] if one_process else [(BPF_RET, SECCOMP_ALLOW)]
     return assemble([
         (BPF_LOAD, SECCOMP_ARCH), (BPF_JEQ, numbers["arch"], None, "deny"),
         (BPF_LOAD, SECCOMP_NR), (BPF_JSET, X32_SYSCALL_BIT, "deny", None),
+        *denied, (BPF_JEQ, numbers["clone3"], "no_such_call", None), (BPF_JEQ, numbers["clone"], "clone", None),
         *processes, *signals, (BPF_RET, SECCOMP_ALLOW),
-        "clone", (BPF_LOAD, SECCOMP_ARG0), (BPF_JSET, CLONE_THREAD, "allow", "deny"),
+        "clone", *clone,
         "to_self", (BPF_LOAD, SECCOMP_ARG0), (BPF_JEQ, signals_only_to or 0, "allow", "deny"),
         "allow", (BPF_RET, SECCOMP_ALLOW),
         "deny", (BPF_RET, SECCOMP_ERRNO | EPERM),
@@ -195,22 +242,26 @@ def program_filter(numbers, one_process=True, signals_only_to=None):
     ])  # fmt: skip
 
 
-def confine(one_process=True, signals_only_to=None):
-    """A seccomp filter: from now on this process, and what it execs and starts, may not do what a program suite's
-    test must not. `one_process`: start threads but no other process. A program suite's tests share the program's
-    process, and one that forks could try answers in copies of itself and keep the one whose copy passed the rest
-    (issue 33's third cause). fork, vfork and a clone without CLONE_THREAD fail with EPERM; clone3, whose flags a
-    filter cannot read, with ENOSYS (glibc's pthread_create then falls back on clone). `signals_only_to` (this
-    process's pid): signal only itself, as a program beside its tests' process must (it must not stop them, or wake
-    their debugger: node's SIGUSR1). Always: system calls of another ABI (i386's, x32's) fail with EPERM. OSError
-    where it cannot be installed: the test fails saying so, never runs without it."""
+def confine(one_process=False, signals_only_to=None):
+    """A seccomp filter: from now on this process, and what it execs and starts, may not do what a test must not.
+    Always: DENIED_CALLS fail with EPERM (ABSENT_CALLS with ENOSYS), as do a clone that makes a namespace and system
+    calls of another ABI (i386's, x32's); clone3, whose flags a filter cannot read, fails with ENOSYS (glibc's
+    pthread_create and posix_spawn then fall back on clone). `one_process`: start threads but no other process. A
+    program suite's tests share the program's process, and one that forks could try answers in copies of itself
+    and keep the one whose copy passed the rest (issue 33's third cause): fork, vfork and a clone without
+    CLONE_THREAD fail with EPERM. `signals_only_to` (this process's pid): signal only itself, as a program beside its
+    tests' process must (it must not stop them, or wake their debugger: node's SIGUSR1). Filters stack: a stricter
+    one installed later adds to the first. OSError where it cannot be installed: the test fails saying so, never
+    runs without it (sandbox/isolation.py refuses to start on such a host)."""
     machine = os.uname().machine
     if machine not in SECCOMP_MACHINES:
-        raise OSError(
-            f"a program suite's test is confined by a seccomp filter for x86_64 or aarch64, "
-            f"and this machine is {machine}"
-        )
-    program = program_filter(SECCOMP_MACHINES[machine], one_process, signals_only_to)
+        raise OSError(f"programs run under a seccomp filter for x86_64 or aarch64, and this machine is {machine}")
+    install_filter(program_filter(machine, one_process, signals_only_to))
+
+
+def install_filter(program):
+    """Seccomp filter `program` (classic BPF) on this process and what it starts, for good (a notebook session's
+    kernel too: sandbox/jupyter.py)."""
     instructions = (CChar * len(program)).from_buffer_copy(program)
     header = pack("<H6xQ", len(program) // 8, _ctypes.addressof(instructions))  # struct sock_fprog
     fprog = (CChar * len(header)).from_buffer_copy(header)
@@ -292,6 +343,9 @@ def spawn(spec, limits, slot=None):
             os.closerange(3, 65536)
             prefer_for_oom_kill()
             set_limits(limits, spec["address_space"], slotted=slot is not None)
+            # One process: an exec'd program kept to one (Limits.single_process); tests apart confine their own.
+            execs = spec["python_codes"] is None and spec.get("tests_apart") is None
+            confine(one_process=bool(execs and limits.get("single_process")))
             if spec.get("python_compile"):
                 compile_in_child(*spec["python_compile"], limits)
             if spec.get("error"):
@@ -300,8 +354,6 @@ def spawn(spec, limits, slot=None):
             if spec.get("tests_apart") is not None:
                 run_suite_apart(spec["apart"], *spec["tests_apart"])
             if spec["python_codes"] is None:
-                if limits.get("single_process"):
-                    confine()
                 # Python ignores these; an exec'd program expects the defaults (die on EPIPE, on file size).
                 signal.signal(signal.SIGPIPE, signal.SIG_DFL)
                 signal.signal(signal.SIGXFSZ, signal.SIG_DFL)

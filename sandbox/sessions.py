@@ -27,7 +27,7 @@ from typing import Any
 from sandbox.executor import Executor
 from sandbox.files import FETCH_BYTES, fetched_by_name
 from sandbox.isolation import SandboxSize, preamble
-from sandbox.jupyter import SESSION_KERNEL
+from sandbox.jupyter import SESSION_KERNEL, session_filter
 
 _KERNEL_OVERHEAD_MB = 64  # the kernel's own interpreter, on top of what its cells may use
 _ANSWERS_KEPT = 32  # per session, for retried requests
@@ -72,7 +72,8 @@ class Session:
         except OSError as exc:  # its cgroup is made: taken down again
             self._sandbox.__exit__(None, None, None)
             raise SessionError(f"the session's sandbox did not start: {exc}") from exc
-        config = json.dumps({"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "fetch_bytes": FETCH_BYTES}) + "\n"
+        config = {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "fetch_bytes": FETCH_BYTES}
+        config = json.dumps(config | {"syscall_filter": session_filter()}) + "\n"
         assert process.stdin is not None and process.stdout is not None
         self._stdin, self._stdout = process.stdin, process.stdout.fileno()
         self._lock = threading.Lock()

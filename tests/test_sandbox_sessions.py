@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from reward_api.local import LocalServer
+from tests import test_syscall_filter as syscall_filter
 
 
 @pytest.fixture(scope="module")
@@ -210,6 +211,16 @@ def test_hostile_cells_are_contained_and_leave_nothing_once_closed(client: httpx
     other = open_session(client)
     assert shown(run(client, other, "1 + 1")) == ["2"]
     client.delete(f"/v1/sessions/{other}")
+
+
+def test_a_sessions_cells_run_under_the_tests_system_call_filter(client: httpx.Client) -> None:
+    """Keyrings, io_uring, userfaultfd and the rest are refused in a session as in a test
+    (tests/test_syscall_filter.py): a key one cell adds would otherwise outlive the cell and reach other submissions.
+    """
+    session = open_session(client)
+    answer = run(client, session, syscall_filter.python(with_clone=False))
+    assert answer["cells"][0]["stdout"] == syscall_filter.expected_lines(with_clone=False) + "\n", answer
+    client.delete(f"/v1/sessions/{session}")
 
 
 def test_a_copy_a_cell_forks_never_answers_for_the_kernel(client: httpx.Client) -> None:
