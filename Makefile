@@ -119,6 +119,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/front_cpu.py --ray
 	$(BIN)/python bench/code_throughput.py --http
 	$(BIN)/python bench/sandbox_phases.py
+	$(BIN)/python bench/jvm_archives.py
 	$(BIN)/python bench/cache_soak.py
 	$(BIN)/python bench/adapter_throughput.py
 	$(BIN)/python bench/group_load.py

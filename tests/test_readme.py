@@ -196,6 +196,7 @@ MAKE_RUNS = {
         "bench/front_cpu.py --ray",
         "bench/code_throughput.py --http",
         "bench/sandbox_phases.py",
+        "bench/jvm_archives.py",
         "bench/cache_soak.py",
         "bench/adapter_throughput.py",
         "bench/load.py",

@@ -1,5 +1,5 @@
 from sandbox.languages.base import Language
-from sandbox.languages.java import JAVA, JVM_FAST_START
+from sandbox.languages.java import JAVA, JAVAC, JVM_FAST_START
 
 _CONSOLE = "/usr/share/java/junit-platform-console-standalone.jar"  # JUnit 5 (Jupiter and Vintage engines)
 
@@ -9,10 +9,7 @@ JUNIT = Language(
     name="junit",
     source_file=JAVA.source_file,
     main_pattern=JAVA.main_pattern,
-    compile=(
-        "/usr/bin/javac", "-J-Xmx512m", *(f"-J{flag}" for flag in JVM_FAST_START),
-        "-nowarn", "-cp", _CONSOLE, "-d", ".", "{source}",
-    ),
+    compile=(*JAVAC, "-cp", _CONSOLE, "-d", ".", "{source}"),  # java's class-data archive, when java is set up
     run=(
         "/usr/bin/java", "-ea", "-Xmx{memory_mb}m", "-Xss64m", *JVM_FAST_START, "-jar", _CONSOLE,
         "--class-path", ".", "--scan-class-path", "--disable-banner", "--disable-ansi-colors", "--details=tree",

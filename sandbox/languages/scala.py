@@ -2,16 +2,19 @@ import os
 
 from sandbox.languages import scala_apart
 from sandbox.languages.base import Language
-from sandbox.languages.java import JVM_FAST_START, codec_jar, tests_jar
+from sandbox.languages.java import JVM_FAST_START, archive_setup, archived, class_archive, codec_jar, tests_jar
 
 _LIB = "/usr/share/scala/lib"
 _JVM = (*JVM_FAST_START, "-Xss64m")
 # scalac on the JVM's class path (-Dscala.usejavacp), with the codec of tests run apart (scala_apart.py)
-_SCALAC = (
+_PLAIN_SCALAC = (
     "/usr/bin/java", "-Xmx1024m", *_JVM, "-Dscala.usejavacp=true",
     "-cp", f"{_LIB}/scala-compiler.jar:{_LIB}/scala-library.jar:{_LIB}/scala-reflect.jar:{scala_apart.CODEC_JAR}",
     "scala.tools.nsc.Main", "-nowarn",
 )  # fmt: skip
+_ARCHIVE = class_archive("scalac")
+_SCALAC = archived(_PLAIN_SCALAC, _ARCHIVE)
+_SAMPLE = 'object Main { def main(a: Array[String]): Unit = println(List(1, 2).map(_ * 2).mkString(" ")) }\n'
 _CLASS_PATH = f"{_LIB}/scala-library.jar:.:{scala_apart.CODEC_JAR}"
 
 
@@ -26,8 +29,12 @@ SCALA = Language(
     address_space_limit=False,
     compile_address_space_limit=False,
     apt=("scala", "default-jdk-headless:/usr/bin/jar"),
-    needs=(scala_apart.CODEC_JAR,),
-    setup=(codec_jar(_SCALAC, scala_apart.CODEC_SOURCE, scala_apart.CODEC_JAR),),
+    needs=(scala_apart.CODEC_JAR, _ARCHIVE),
+    setup=(
+        codec_jar(_SCALAC, scala_apart.CODEC_SOURCE, scala_apart.CODEC_JAR),
+        # After the codec, which is on scalac's class path.
+        archive_setup((*_PLAIN_SCALAC, "-d", "."), _ARCHIVE, "main.scala", _SAMPLE),
+    ),
     version=("/usr/bin/scala", "-version"),
     start_s=0.5,
     compile_memory_floor_mb=1536,
