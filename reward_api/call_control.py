@@ -2,7 +2,8 @@
 
 Such a call shares its process with other calls, so the pool cannot kill the process to stop it, nor
 time it by the process's CPU. The call's grader registers what it is waiting for instead: anything with
-`cancel()` (stop it now), `cpu_seconds()` (CPU its child processes have had) and `yielded` (they have run
+`cancel()` (stop it now), `cpu_seconds()` (CPU its child processes have had), `cpu_wait_seconds()` and
+`held_back()` (the waits for a CPU they ended, and whether they wait for one now) and `yielded` (they have run
 long and take only spare CPU now), like sandbox.executor's Cancel. Outside such a worker `current()` is
 None and graders go on as usual.
 """
@@ -18,6 +19,7 @@ class Stoppable(Protocol):
     def cancel(self) -> None: ...
     def cpu_seconds(self) -> float: ...
     def cpu_wait_seconds(self) -> float: ...
+    def held_back(self) -> bool: ...
     @property
     def yielded(self) -> bool: ...
 
@@ -48,6 +50,11 @@ class CallControl:
         if waiting_on is None or not waiting_on.yielded:
             return None
         return waiting_on.cpu_seconds(), waiting_on.cpu_wait_seconds()
+
+    def held_back(self) -> bool:
+        """Whether the programs it waits for want a CPU now and other work holds it (cpu_priority.held_back)."""
+        waiting_on = self._waiting_on
+        return waiting_on is not None and waiting_on.held_back()
 
 
 _local = threading.local()

@@ -235,11 +235,11 @@ def _serve_side_by_side(conn: Connection, calls_at_once: int) -> NoReturn:
 
 def _stop_starved_calls(controls: dict[int, CallControl], calls_at_once: int) -> None:
     """While every slot is taken, and the calls whose programs run long (yielded: they take only spare CPU) and
-    starve (they wait for a CPU: cpu_priority.starving; a program that sleeps does not) hold more than half of them and
-    together get almost no CPU, stop the excess, those that have had the least CPU first: other work holds the
-    machine, and they would hold their slots until their deadlines while the calls queued behind them wait. Half
-    the slots stay for programs that are merely slow (a few heavy tests in a batch get their CPU once the programs
-    queued before them have run)."""
+    starve (they waited for a CPU, or wait for one now: cpu_priority.starving; a program that sleeps does not) hold
+    more than half of them and together get almost no CPU, stop the excess, those that have had the least CPU first:
+    other work holds the machine, and they would hold their slots until their deadlines while the calls queued behind
+    them wait. Half the slots stay for programs that are merely slow (a few heavy tests in a batch get their CPU once
+    the programs queued before them have run)."""
     last: dict[int, tuple[float, float, float]] = {}  # call id -> (time, CPU, CPU wait) at the previous look
     while True:
         time.sleep(STARVED_LOOK_S)
@@ -255,7 +255,7 @@ def _stop_starved_calls(controls: dict[int, CallControl], calls_at_once: int) ->
             cpu, waited = usage
             if call_id in last:
                 seen_at, cpu_then, waited_then = last[call_id]
-                if starving(cpu - cpu_then, waited - waited_then, now - seen_at):
+                if starving(cpu - cpu_then, waited - waited_then, now - seen_at, control.held_back):
                     rates[call_id] = (cpu - cpu_then) / (now - seen_at)
             last[call_id] = (now, cpu, waited)
         for call_id in set(last) - set(controls):

@@ -225,6 +225,11 @@ class Cancel:
         sandbox = self._sandbox
         return sandbox.cpu_wait_seconds() if sandbox is not None else 0.0
 
+    def held_back(self) -> bool:
+        """Its programs want a CPU now and other work holds it (cpu_priority.held_back)."""
+        sandbox = self._sandbox
+        return sandbox is not None and sandbox.held_back()
+
     @property
     def yielded(self) -> bool:
         """Its programs have used enough CPU to take only spare CPU now (sandbox/cpu_priority.py)."""
