@@ -185,26 +185,37 @@ def host_version(layout: Layout | None = None) -> int:
 
 
 def _run_name() -> str:
-    return f"{RUN_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}"
+    """A run's name says who made it: this process's pid and start time (_creator_alive)."""
+    return f"{RUN_PREFIX}{os.getpid()}-{_start_time(os.getpid())}-{uuid.uuid4().hex[:12]}"
+
+
+def _start_time(pid: int) -> str | None:
+    """When process `pid` started (clock ticks since boot: /proc/PID/stat's 22nd field), None where there is none.
+    With the pid it names that process alone, never a later one that was given the same pid."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
 
 
 def _creator_alive(directory: Path) -> bool:
-    """Whether the process that made this run directory still exists (in this PID namespace)."""
-    pid = directory.name.removeprefix(RUN_PREFIX).split("-", 1)[0]
+    """Whether the process that made this run directory still exists (in this PID namespace): the pid its name
+    starts with, started when its name says (a name without a start time, an older service's: the pid alone)."""
+    pid, *rest = directory.name.removeprefix(RUN_PREFIX).split("-")
     if not pid.isdigit():
         return True  # not one of ours by this scheme: left to the age rule
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, another user's
-        pass
-    return True
+    started = _start_time(int(pid))
+    return started is not None and (len(rest) < 2 or rest[0] == started)
 
 
 def _is_stale(directory: Path) -> bool:
+    """Its creator is gone, or it is old and empty (no process in it or its test slots). A run whose creator lives
+    is never taken while a process is in it, however old: another service's notebook session on this host."""
     with contextlib.suppress(OSError):
-        return not _creator_alive(directory) or time.time() - directory.stat().st_mtime > STALE_RUN_S
+        if not _creator_alive(directory):
+            return True
+        old = time.time() - directory.stat().st_mtime > STALE_RUN_S
+        return old and not any(_pids_in(part) for part in _with_children(directory))
     return False
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import httpx
 
 from reward_api.local import LocalServer
+from sandbox import cgroups
 from sandbox.cgroups import RUN_PREFIX, find_cgroups, host_version
 from tests.as_user import REPO, as_user_argv
 from tests.test_service import grade
@@ -53,7 +54,8 @@ def expected_level() -> str:
 
 
 def test_service_grades_math_and_code_at_the_hosts_level(tmp_path: Path) -> None:
-    settings = {"REWARD_API_WORKERS": "1", "REWARD_API_CODE_WORKERS": "1", "REWARD_API_HEAVY_WORKERS": "0"}
+    # One grading process for both: in the emulated guest each process's imports take a minute or more.
+    settings = {"REWARD_API_WORKERS": "1", "REWARD_API_CODE_WORKERS": "0", "REWARD_API_HEAVY_WORKERS": "0"}
     with LocalServer(tmp_path, READY_TIMEOUT_S, **settings) as server:
         math, code = grade(server, [MATH, CODE])
         ready = httpx.get(f"{server.url}/readyz").json()
@@ -112,6 +114,46 @@ def test_a_dead_processs_run_is_removed_when_a_service_starts(tmp_path: Path) ->
         pass
     assert sleeper.wait(timeout=10) == -signal.SIGKILL
     assert not any(directory.exists() for directory in stale)
+
+
+def _fake_run(name: str, process: subprocess.Popen | None, age_s: float) -> list[Path]:
+    """A run directory of `name` under every base, holding `process` (if any), last changed `age_s` ago."""
+    directories = [base / name for base in find_cgroups().run_bases()]
+    for directory in directories:
+        directory.mkdir()
+        if process is not None:
+            (directory / "cgroup.procs").write_text(str(process.pid))
+        os.utime(directory, (time.time() - age_s, time.time() - age_s))
+    return directories
+
+
+def test_a_sweep_takes_only_runs_whose_creator_is_gone_or_that_are_old_and_empty() -> None:
+    """Another service's long-lived run (a notebook session in use for hours) is kept; a run whose pid was reused
+    by a later process (this one, with another start time) is not."""
+    me, started = os.getpid(), cgroups._start_time(os.getpid())
+    old_s = cgroups.STALE_RUN_S + 60
+    sleepers = {row: subprocess.Popen(["sleep", "300"]) for row in ("live-and-old", "older-name", "reused-pid")}
+    runs = {
+        "live-and-old": _fake_run(f"{RUN_PREFIX}{me}-{started}-live", sleepers["live-and-old"], old_s),
+        "older-name": _fake_run(f"{RUN_PREFIX}{me}-oldername", sleepers["older-name"], old_s),  # no start time
+        "reused-pid": _fake_run(f"{RUN_PREFIX}{me}-1-reused", sleepers["reused-pid"], 0),
+        "empty-and-old": _fake_run(f"{RUN_PREFIX}{me}-{started}-empty", None, old_s),
+        "empty-and-new": _fake_run(f"{RUN_PREFIX}{me}-{started}-new", None, 0),
+    }
+    try:
+        find_cgroups().sweep()
+        left = {row for row, directories in runs.items() if all(d.exists() for d in directories)}
+        assert left == {"live-and-old", "older-name", "empty-and-new"}
+        assert sleepers["reused-pid"].wait(timeout=10) == -signal.SIGKILL
+        assert sleepers["live-and-old"].poll() is None and sleepers["older-name"].poll() is None
+    finally:
+        for sleeper in sleepers.values():
+            sleeper.kill()
+            sleeper.wait()
+        for directories in runs.values():
+            for directory in directories:
+                with contextlib.suppress(OSError):
+                    directory.rmdir()
 
 
 # --- an ordinary user ---------------------------------------------------------------------------
