@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 
 from sandbox.executor import Limits
+from sandbox.files import FilePathError
 from sandbox.judge import JudgeReport, TestSuite
 from sandbox.languages import LanguageUnavailable
 from sandbox.wire import limits_to_dict, report_from_dict, suite_to_dict
@@ -97,6 +98,8 @@ class RemoteJudge:
             if response.status_code >= 400:
                 if _names_language(response):
                     raise LanguageUnavailable(f"the sandbox at {url} cannot run it: {_error_of(response)}")
+                if (bad_path := _bad_path(response)) is not None:  # as a local judge raises it
+                    raise FilePathError(bad_path)
                 raise ValueError(f"sandbox rejected the request ({response.status_code}): {_error_of(response)}")
             return (response.json(), url) if with_url else response.json()
         raise SandboxUnavailable("no sandbox service answered: " + "; ".join(failures))
@@ -141,6 +144,16 @@ def _error_of(response: httpx.Response) -> str:
     except ValueError:
         return response.text[:500]
     return str(body.get("error") or body.get("detail") or body) if isinstance(body, dict) else str(body)
+
+
+def _bad_path(response: httpx.Response) -> str | None:
+    """What the sandbox said of a file it cannot place (`bad_path`: one that would replace the program's source)."""
+    try:
+        detail = response.json().get("detail")
+    except (ValueError, AttributeError):
+        return None
+    problems = detail if isinstance(detail, list) else []
+    return next((str(problem.get("msg")) for problem in problems if problem.get("type") == "bad_path"), None)
 
 
 def _names_language(response: httpx.Response) -> bool:

@@ -402,6 +402,8 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             raise
         except LanguageError as exc:  # not enabled here or its toolchain missing: RemoteJudge says so per item
             raise ApiError.at(422, ["body", "language"], str(exc), "language_unavailable") from None
+        except FilePathError as exc:  # a file where the program's own source goes: the request's fault, not ours
+            raise ApiError.at(422, ["body", "suite", "files"], str(exc), "bad_path") from None
         except Exception as exc:  # 500: RemoteJudge tries another sandbox
             metrics.errors.labels("/v1/judge", "exception").inc()
             log.exception("judge failed", extra={"language": language})

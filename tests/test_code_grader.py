@@ -680,5 +680,9 @@ def test_code_is_judged_on_a_sandbox_service_when_urls_are_configured(tmp_path) 
         ]
         results = grade(server, items)
         grade_file_items(server)
+        replacing = A_PLUS_B | {"files": {"main.py": ""}}  # the sandbox refuses it (422): the item is invalid
+        [replaced] = grade(server, [{"task": "code", "completion": fenced("print(1)"), "reference": replacing}])
     for (_, _, _, verdicts), result in zip(PROGRAMS[:10], results, strict=True):
         assert [t["verdict"] for t in result["details"]["accuracy"]["tests"]] == verdicts, result
+    assert replaced["status"] == "invalid", replaced
+    assert "'main.py' would replace the program's own source file" in replaced["details"]["reason"], replaced
