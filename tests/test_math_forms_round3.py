@@ -159,9 +159,9 @@ SERIES_WRITTEN_OUT = [
     ("3 + 1 + 1/3 + ...", r"\frac{9}{2}", 1),
     ("3 + 1 + 1/2 + ...", r"\frac{9}{2}", 0),  # no common ratio
     (r"0.5 + 0.25 + 0.125 + \ldots", "1", 1),
-    (r"1 + 2 + 4 + \cdots", "-1", 0),  # diverges: not the 1/(1-2) a formula would give
+    (r"-1 - 2 - 4 - \cdots", "1", 0),  # diverges: not the -1/(1-2) a formula would give
     (r"2 + \frac{2}{3} + \frac{2}{9} + \cdots", "3", 1),
-    (r"2 + \frac{2}{3} + \frac{2}{9} + \cdots", r"\frac{8}{3}", 0),
+    (r"2 + \frac{2}{3} + \frac{4}{9} + \cdots", "3", 0),
 ]
 
 FAMILIES = {
