@@ -253,10 +253,25 @@ def confine(one_process=False, signals_only_to=None):
     tests' process must (it must not stop them, or wake their debugger: node's SIGUSR1). Filters stack: a stricter
     one installed later adds to the first. OSError where it cannot be installed: the test fails saying so, never
     runs without it (sandbox/isolation.py refuses to start on such a host)."""
-    machine = os.uname().machine
-    if machine not in SECCOMP_MACHINES:
+    program = seccomp_program(one_process, signals_only_to)
+    if program is None:
+        machine = os.uname().machine
         raise OSError(f"programs run under a seccomp filter for x86_64 or aarch64, and this machine is {machine}")
-    install_filter(program_filter(machine, one_process, signals_only_to))
+    install_filter(program)
+
+
+built_filters = {}  # (one_process, signals_only_to) -> confine's filter
+
+
+def seccomp_program(one_process=False, signals_only_to=None):
+    """confine's filter (None on a machine it does not know), built once in the runner: spawn asks before it forks,
+    since a build is ~0.2 ms of Python, too much for every test's process to repeat."""
+    key = (one_process, signals_only_to)
+    if key not in built_filters:
+        machine = os.uname().machine
+        known = machine in SECCOMP_MACHINES
+        built_filters[key] = program_filter(machine, one_process, signals_only_to) if known else None
+    return built_filters[key]
 
 
 def install_filter(program):
@@ -328,6 +343,10 @@ def spawn(spec, limits, slot=None):
     """Fork one child for `spec` ({index, argv, stdin_path, address_space, python_codes}, and optionally
     python_compile: the compile step's arguments, or error: why this test cannot run), in `slot` if given: a
     memory cgroup of its own (MemorySlot), which then bounds its memory instead of its address space."""
+    # One process: an exec'd program kept to one (Limits.single_process); tests apart confine their own.
+    execs = spec["python_codes"] is None and spec.get("tests_apart") is None
+    one_process = bool(execs and limits.get("single_process"))
+    seccomp_program(one_process)  # built here, once, for the child's confine
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     pid = fork()
@@ -343,9 +362,7 @@ def spawn(spec, limits, slot=None):
             os.closerange(3, 65536)
             prefer_for_oom_kill()
             set_limits(limits, spec["address_space"], slotted=slot is not None)
-            # One process: an exec'd program kept to one (Limits.single_process); tests apart confine their own.
-            execs = spec["python_codes"] is None and spec.get("tests_apart") is None
-            confine(one_process=bool(execs and limits.get("single_process")))
+            confine(one_process)
             if spec.get("python_compile"):
                 compile_in_child(*spec["python_compile"], limits)
             if spec.get("error"):
