@@ -80,7 +80,7 @@ from typing import Any, Literal, NamedTuple, NoReturn
 
 from reward_api import call_control
 from reward_api.call_control import CallControl
-from sandbox.cpu_priority import starving, threads_of
+from sandbox.cpu_priority import starving, stat_fields, threads_of
 
 log = logging.getLogger("reward_api.pool")
 
@@ -295,7 +295,7 @@ class _Worker:
     def cpu_now(self) -> float:
         """The worker's CPU seconds so far, read from outside (it may be stuck in C code)."""
         try:
-            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            fields = stat_fields(Path(f"/proc/{self.process.pid}/stat"))
             return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime + stime
         except (OSError, IndexError, ValueError):
             return self.cpu_seen

@@ -193,7 +193,7 @@ def _start_time(pid: int) -> str | None:
     """When process `pid` started (clock ticks since boot: /proc/PID/stat's 22nd field), None where there is none.
     With the pid it names that process alone, never a later one that was given the same pid."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+        return cpu_priority.stat_fields(Path(f"/proc/{pid}/stat"))[19]
     except (OSError, IndexError):
         return None
 

@@ -82,12 +82,18 @@ def unmake_idle(pids: Iterable[int]) -> None:
                 os.sched_setscheduler(thread, os.SCHED_OTHER, os.sched_param(0))
 
 
+def stat_fields(stat: Path) -> list[str]:
+    """The fields of a process's or thread's `stat` file after its name (field 3, the state, first): the name, in
+    parentheses, may itself hold spaces and parentheses. OSError where the process is gone."""
+    return stat.read_text().rsplit(")", 1)[1].split()
+
+
 def cpu_seconds(pids: Iterable[int]) -> float:
     """CPU the processes `pids` used, their reaped children included (a finished test counts in its parent)."""
     ticks = 0
     for pid in pids:
         with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            fields = stat_fields(Path(f"/proc/{pid}/stat"))
             ticks += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
     return ticks / _CLOCK_TICKS
 
@@ -112,7 +118,7 @@ def _runnable_threads_and_cpu_ns(pids: Iterable[int]) -> tuple[set[int], int]:
             with contextlib.suppress(OSError, IndexError, ValueError):
                 task = Path(f"/proc/{pid}/task/{thread}")
                 cpu_ns += int((task / "schedstat").read_text().split()[0])
-                if (task / "stat").read_text().rsplit(")", 1)[1].split()[0] == "R":
+                if stat_fields(task / "stat")[0] == "R":
                     runnable.add(thread)
     return runnable, cpu_ns
 

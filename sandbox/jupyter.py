@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 import secrets
 from binascii import b2a_base64
 from typing import Any, Literal
@@ -251,7 +250,7 @@ _FILTER = (
 
 def session_filter() -> str:
     """The filter a session's kernel installs (base64): a test's (runner.confine), for this machine."""
-    return b2a_base64(runner.program_filter(os.uname().machine), newline=False).decode()
+    return b2a_base64(runner.seccomp_program(), newline=False).decode()
 
 
 # A session's kernel (sandbox/sessions.py), run by RUNNER_BOOTSTRAP: its limits as the first line on stdin, then a

@@ -14,6 +14,7 @@ The filter's numbers are checked against the kernel's own headers for both machi
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -43,11 +44,11 @@ CALLS: dict[str, tuple] = {
 }
 # A clone that would make a user namespace: only where a child could end at once (a raw clone forks the runtime).
 CLONE = ("clone", (CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0))
-MACHINE = __import__("os").uname().machine
+MACHINE = os.uname().machine
 
 
 def number(name: str) -> int:
-    return runner.DENIED_CALLS[MACHINE].get(name) or runner.SECCOMP_MACHINES[MACHINE][name]
+    return (runner.DENIED_CALLS[MACHINE] | runner.SECCOMP_MACHINES[MACHINE])[name]
 
 
 def expected_lines(with_clone: bool) -> str:
